@@ -1,0 +1,136 @@
+package kv
+
+import "time"
+
+// Key names one object. Resource is the group-qualified plural
+// ("configmaps", "deployments.apps", "leases.coordination.k8s.io");
+// Namespace is empty for cluster-scoped resources.
+type Key struct {
+	Resource  string
+	Namespace string
+	Name      string
+}
+
+// String renders the key as "resource/namespace/name" (for logs and errors).
+func (k Key) String() string { return k.Resource + "/" + k.Namespace + "/" + k.Name }
+
+// Less orders keys within one resource the way etcd orders kube's keys:
+// by namespace, then by name.
+func (k Key) Less(o Key) bool {
+	if k.Resource != o.Resource {
+		return k.Resource < o.Resource
+	}
+	if k.Namespace != o.Namespace {
+		return k.Namespace < o.Namespace
+	}
+	return k.Name < o.Name
+}
+
+// Cell is one precomputed Table cell. JSON holds the encoded value; when JSON
+// is nil the cell depends on the clock and is rendered at request time as the
+// human duration since Since (or "<unknown>" when Since is zero).
+type Cell struct {
+	JSON  []byte
+	Since time.Time
+}
+
+// Derived is what serving needs from an object, computed once when the
+// object is applied so that get, list, watch and Tables never parse it.
+type Derived struct {
+	// Labels of the object (nil when it has none).
+	Labels map[string]string
+	// Fields holds the values of the field selectors the resource supports
+	// (for example "spec.nodeName"); metadata.name and metadata.namespace are
+	// always available from the Key.
+	Fields map[string]string
+	// MetaStart and MetaEnd delimit the raw JSON value of "metadata" in Raw.
+	MetaStart, MetaEnd int
+	// BodyStart is the offset in Raw just after `{"kind":…,"apiVersion":…,`,
+	// so that raw[BodyStart:] prefixed with '{' is the list item form (list
+	// items of built-in kinds carry no kind/apiVersion). Zero when Raw does
+	// not start that way.
+	BodyStart int
+	// Cells are the Table cells of the object, in column order.
+	Cells []Cell
+}
+
+// Object is one stored object. It is immutable: a write replaces it.
+type Object struct {
+	Key Key
+	// Raw is the stored JSON, exactly as served, resourceVersion included.
+	Raw []byte
+	// RV is the revision (Raft log index) of the write that produced Raw.
+	RV uint64
+	// UID is metadata.uid.
+	UID string
+	Derived
+}
+
+// Op is the operation of a write.
+type Op uint8
+
+// Operations of a write.
+const (
+	OpCreate Op = 1 // the key must not exist
+	OpUpdate Op = 2 // the key must exist
+	OpDelete Op = 3 // the key must exist
+)
+
+// String names the operation.
+func (o Op) String() string {
+	switch o {
+	case OpCreate:
+		return "create"
+	case OpUpdate:
+		return "update"
+	case OpDelete:
+		return "delete"
+	}
+	return "op(" + string('0'+byte(o)) + ")"
+}
+
+// Write is one proposed change. Preconditions are checked by the store when
+// it applies the write, in log order, identically on every member.
+type Write struct {
+	Op  Op
+	Key Key
+	// ExpectedRV, when non-zero, must equal the current object's RV.
+	ExpectedRV uint64
+	// ExpectedUID, when non-empty, must equal the current object's uid.
+	ExpectedUID string
+	// Object is the raw JSON of the new object (empty for a delete). Its
+	// metadata.resourceVersion is replaced by the store.
+	Object []byte
+}
+
+// EventType is the type of a watch event.
+type EventType uint8
+
+// Watch event types.
+const (
+	Added EventType = iota + 1
+	Modified
+	Deleted
+)
+
+// String returns the name used on the wire ("ADDED", …).
+func (t EventType) String() string {
+	switch t {
+	case Added:
+		return "ADDED"
+	case Modified:
+		return "MODIFIED"
+	case Deleted:
+		return "DELETED"
+	}
+	return "UNKNOWN"
+}
+
+// Event is one change in the change feed. Object is the new state (for
+// Deleted: the last state, with the RV of the delete); Prev is the state
+// before the change (nil for Added).
+type Event struct {
+	Type   EventType
+	Object *Object
+	Prev   *Object
+}
