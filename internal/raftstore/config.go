@@ -1,0 +1,91 @@
+package raftstore
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Config configures a Store. Start from DefaultConfig.
+type Config struct {
+	// ID is this member's stable identity in the Raft configuration.
+	ID string
+	// DataDir holds raft.db and snapshots/.
+	DataDir string
+	// RaftAddr is the TCP address Raft listens on ("127.0.0.1:0" picks a
+	// port); RaftAdvertise, when set, is the address peers dial.
+	RaftAddr, RaftAdvertise string
+	// APIURL is the https URL of this member's API, where peers forward
+	// writes and ask for the read index.
+	APIURL string
+	// Bootstrap starts a new single-member cluster when DataDir holds no
+	// Raft state. A member that joins leaves it false.
+	Bootstrap bool
+
+	// FeedSize is the number of events kept in the change feed: the window
+	// from which watches can resume.
+	FeedSize int
+	// WatchBuffer is each watcher's channel capacity; a watcher that falls
+	// this far behind is ended with ErrExpired.
+	WatchBuffer int
+
+	// Raft timings and log compaction.
+	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout, CommitTimeout time.Duration
+	SnapshotThreshold, TrailingLogs                                      uint64
+	SnapshotInterval                                                     time.Duration
+	// ApplyTimeout bounds how long a proposal waits to be enqueued.
+	ApplyTimeout time.Duration
+
+	// Derive computes field-selector values and Table cells at apply time.
+	Derive DeriveFunc
+	// Peer is the client used for internal calls to other members (read
+	// index, join); it must trust their serving certificates.
+	Peer *http.Client
+	// InternalToken authenticates internal calls between members.
+	InternalToken string
+	// JoinSecrets returns what a joining member receives with its
+	// membership (opaque to the store: the cluster's TLS material, tokens).
+	JoinSecrets func() ([]byte, error)
+
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns timings suited to members on one LAN.
+func DefaultConfig() Config {
+	return Config{
+		ID:                 "node-1",
+		DataDir:            "data",
+		RaftAddr:           "127.0.0.1:7000",
+		FeedSize:           10000,
+		WatchBuffer:        1000,
+		HeartbeatTimeout:   500 * time.Millisecond,
+		ElectionTimeout:    500 * time.Millisecond,
+		LeaderLeaseTimeout: 250 * time.Millisecond,
+		CommitTimeout:      5 * time.Millisecond,
+		SnapshotThreshold:  8192,
+		TrailingLogs:       10240,
+		SnapshotInterval:   30 * time.Second,
+		ApplyTimeout:       10 * time.Second,
+		Logger:             slog.Default(),
+	}
+}
+
+// Validate reports the first invalid setting.
+func (c *Config) Validate() error {
+	switch {
+	case c.ID == "":
+		return errors.New("raftstore: ID is required")
+	case c.DataDir == "":
+		return errors.New("raftstore: DataDir is required")
+	case c.RaftAddr == "":
+		return errors.New("raftstore: RaftAddr is required")
+	case c.FeedSize <= 0 || c.WatchBuffer <= 0:
+		return errors.New("raftstore: FeedSize and WatchBuffer must be positive")
+	case c.HeartbeatTimeout <= 0 || c.ElectionTimeout <= 0 || c.LeaderLeaseTimeout <= 0:
+		return errors.New("raftstore: Raft timeouts must be positive")
+	case c.Logger == nil:
+		return errors.New("raftstore: Logger is required")
+	}
+	return nil
+}

@@ -1,0 +1,13 @@
+// Package raftstore is litek8s's replicated object store: hashicorp/raft with
+// raft-boltdb/v2 as log and stable store, file snapshots, the FSM that applies
+// WAL records of raw JSON objects, the in-memory object store ordered by key,
+// the change feed that serves watches, write proposals, consistent reads
+// (read-index) and membership (join). It is the only package that imports
+// hashicorp/raft; everything it hands out is a kv value.
+//
+// Concurrency: a Store is safe for concurrent use. The FSM is driven by
+// raft's single apply goroutine; readers never block it for longer than a
+// pointer swap. Stored objects are immutable once applied, so lists, gets and
+// watches share their bytes without copying. Every goroutine the Store starts
+// is owned by it and ends before Close returns.
+package raftstore

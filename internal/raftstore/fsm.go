@@ -1,0 +1,176 @@
+package raftstore
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/hashicorp/raft"
+	"github.com/tidwall/gjson"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// DeriveFunc computes, at apply time, the field-selector values and Table
+// cells of an object from its stored bytes (see kv.Derived).
+type DeriveFunc func(resource string, raw []byte) (fields map[string]string, cells []kv.Cell)
+
+// applyResult is what Apply returns to raft for one record; it never leaves
+// the package.
+type applyResult struct {
+	obj *kv.Object
+	err error
+}
+
+// fsm applies WAL records in log order. Apply is deterministic: it only
+// stamps resourceVersion = log index; everything else was decided by the
+// leader before proposing.
+type fsm struct {
+	derive DeriveFunc
+
+	// mu guards every field below and the feed's watchers. Lock order: mu is
+	// a leaf lock.
+	mu      sync.Mutex
+	objs    *objects
+	feed    *feed
+	applied uint64        // index of the last log entry applied
+	changed chan struct{} // closed and replaced whenever applied grows
+
+	feedSize, watchBuffer int
+}
+
+func newFSM(derive DeriveFunc, feedSize, watchBuffer int) *fsm {
+	return &fsm{derive: derive, objs: newObjects(), feed: newFeed(feedSize, watchBuffer, 0),
+		changed: make(chan struct{}), feedSize: feedSize, watchBuffer: watchBuffer}
+}
+
+var _ raft.BatchingFSM = (*fsm)(nil)
+
+// Apply applies one log entry.
+func (f *fsm) Apply(l *raft.Log) any {
+	return f.ApplyBatch([]*raft.Log{l})[0]
+}
+
+// ApplyBatch applies committed entries under one lock acquisition.
+func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
+	out := make([]any, len(logs))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, l := range logs {
+		if l.Type == raft.LogCommand {
+			out[i] = f.applyOne(l.Index, l.Data)
+		}
+		if l.Index > f.applied {
+			f.applied = l.Index
+		}
+	}
+	close(f.changed)
+	f.changed = make(chan struct{})
+	return out
+}
+
+// applyOne applies one record at index. Caller must hold mu.
+func (f *fsm) applyOne(index uint64, data []byte) *applyResult {
+	w, err := decodeRecord(data)
+	if err != nil {
+		panic(fmt.Sprintf("raftstore: log entry %d: %v", index, err)) // a corrupt log
+	}
+	cur := f.objs.get(w.Key)
+	if err := checkPreconditions(&w, cur); err != nil {
+		return &applyResult{err: err}
+	}
+	switch w.Op {
+	case kv.OpCreate:
+		return f.applyPut(index, &w, nil, kv.Added)
+	case kv.OpUpdate:
+		return f.applyPut(index, &w, cur, kv.Modified)
+	default:
+		return f.applyDelete(index, cur)
+	}
+}
+
+// checkPreconditions decides AlreadyExists, NotFound and Conflict.
+func checkPreconditions(w *kv.Write, cur *kv.Object) error {
+	if w.Op == kv.OpCreate {
+		if cur != nil {
+			return kv.ErrAlreadyExists
+		}
+		return nil
+	}
+	if cur == nil {
+		return kv.ErrNotFound
+	}
+	if w.ExpectedRV != 0 && w.ExpectedRV != cur.RV {
+		return kv.ErrConflict
+	}
+	if w.ExpectedUID != "" && w.ExpectedUID != cur.UID {
+		return kv.ErrConflict
+	}
+	return nil
+}
+
+func (f *fsm) applyPut(index uint64, w *kv.Write, prev *kv.Object, typ kv.EventType) *applyResult {
+	obj := f.newObject(w.Key, spliceRV(w.Object, index), index)
+	f.objs.put(obj)
+	f.feed.append(kv.Event{Type: typ, Object: obj, Prev: prev})
+	return &applyResult{obj: obj}
+}
+
+func (f *fsm) applyDelete(index uint64, cur *kv.Object) *applyResult {
+	f.objs.remove(cur.Key)
+	last := f.newObject(cur.Key, spliceRV(cur.Raw, index), index)
+	f.feed.append(kv.Event{Type: kv.Deleted, Object: last, Prev: cur})
+	return &applyResult{obj: last}
+}
+
+// newObject builds the stored form of raw: everything serving needs is
+// derived here, once.
+func (f *fsm) newObject(k kv.Key, raw []byte, rv uint64) *kv.Object {
+	obj := &kv.Object{Key: k, Raw: raw, RV: rv}
+	deriveMeta(obj)
+	if f.derive != nil {
+		obj.Fields, obj.Cells = f.derive(k.Resource, raw)
+	}
+	return obj
+}
+
+// deriveMeta fills the generic metadata parts of obj.Derived: uid, labels,
+// the metadata span and the list-item body offset.
+func deriveMeta(obj *kv.Object) {
+	meta := gjson.GetBytes(obj.Raw, "metadata")
+	if meta.Index > 0 {
+		obj.MetaStart, obj.MetaEnd = meta.Index, meta.Index+len(meta.Raw)
+	}
+	obj.UID = meta.Get("uid").String()
+	if ls := meta.Get("labels"); ls.IsObject() {
+		obj.Labels = make(map[string]string)
+		ls.ForEach(func(k, v gjson.Result) bool {
+			obj.Labels[k.String()] = v.String()
+			return true
+		})
+	}
+	obj.BodyStart = bodyStart(obj.Raw)
+}
+
+// bodyStart returns the offset just past `{"kind":"…","apiVersion":"…",`
+// when raw starts that way (as admission writes every object), else 0.
+func bodyStart(raw []byte) int {
+	const k, a = `{"kind":"`, `","apiVersion":"`
+	if len(raw) < len(k) || string(raw[:len(k)]) != k {
+		return 0
+	}
+	i := len(k)
+	for i < len(raw) && raw[i] != '"' {
+		i++
+	}
+	if len(raw)-i < len(a) || string(raw[i:i+len(a)]) != a {
+		return 0
+	}
+	i += len(a)
+	for i < len(raw) && raw[i] != '"' {
+		i++
+	}
+	if i+1 < len(raw) && raw[i+1] == ',' {
+		return i + 2
+	}
+	return 0
+}

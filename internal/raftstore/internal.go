@@ -1,0 +1,181 @@
+package raftstore
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// Internal endpoints between members, served under the API listener.
+const (
+	pathReadIndex = "/internal/v1/readindex"
+	pathJoin      = "/internal/v1/join"
+	pathSecrets   = "/internal/v1/secrets"
+
+	readIndexTimeout = 5 * time.Second
+)
+
+// InternalHandler serves the endpoints other members call: the read index
+// (leader), join (any member; forwarded to the leader) and the join secrets.
+// Every call needs the cluster's internal token.
+func (s *Store) InternalHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+pathReadIndex, s.serveReadIndex)
+	mux.HandleFunc("POST "+pathJoin, s.serveJoin)
+	mux.HandleFunc("GET "+pathSecrets, s.serveSecrets)
+	return s.authenticate(mux)
+}
+
+func (s *Store) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || s.cfg.InternalToken == "" ||
+			subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.InternalToken)) != 1 {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Store) serveReadIndex(w http.ResponseWriter, r *http.Request) {
+	idx, err := s.leaderReadIndex(r.Context())
+	if err != nil {
+		writeInternalError(w, err)
+		return
+	}
+	writeJSON(w, map[string]uint64{"index": idx})
+}
+
+func (s *Store) serveJoin(w http.ResponseWriter, r *http.Request) {
+	var m Member
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&m); err != nil {
+		http.Error(w, "bad join request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	var err error
+	if s.IsLeader() {
+		err = s.addMember(r.Context(), m)
+	} else {
+		err = s.callLeader(r.Context(), http.MethodPost, pathJoin, m, nil)
+	}
+	if err != nil {
+		writeInternalError(w, err)
+		return
+	}
+	writeJSON(w, map[string]string{})
+}
+
+func (s *Store) serveSecrets(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.JoinSecrets == nil {
+		http.Error(w, "this member hands out no secrets", http.StatusNotFound)
+		return
+	}
+	b, err := s.cfg.JoinSecrets()
+	if err != nil {
+		writeInternalError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeInternalError answers with a status peers map back to kv errors.
+func writeInternalError(w http.ResponseWriter, err error) {
+	code := http.StatusInternalServerError
+	switch {
+	case errors.Is(err, kv.ErrNotLeader):
+		code = http.StatusMisdirectedRequest
+	case errors.Is(err, kv.ErrNoLeader), errors.Is(err, kv.ErrUnknownOutcome), errors.Is(err, kv.ErrClosed):
+		code = http.StatusServiceUnavailable
+	}
+	http.Error(w, err.Error(), code)
+}
+
+// callLeader sends an internal request to the current leader.
+func (s *Store) callLeader(ctx context.Context, method, path string, in, out any) error {
+	wctx, cancel := context.WithTimeout(ctx, readIndexTimeout)
+	defer cancel()
+	leader, self, err := s.WaitLeader(wctx)
+	if err != nil {
+		return err
+	}
+	if self {
+		return kv.ErrNotLeader // leadership moved here while we asked; caller retries
+	}
+	return callMember(ctx, s.cfg.Peer, leader, s.cfg.InternalToken, method, path, in, out)
+}
+
+// callMember sends one internal request to the member at baseURL.
+func callMember(ctx context.Context, c *http.Client, baseURL, token, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(baseURL, "/")+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("raftstore: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return decodeJSON(resp, out)
+	case http.StatusMisdirectedRequest:
+		return kv.ErrNotLeader
+	case http.StatusServiceUnavailable:
+		return kv.ErrNoLeader
+	}
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return fmt.Errorf("raftstore: %s %s%s: %s: %s", method, baseURL, path, resp.Status, bytes.TrimSpace(msg))
+}
+
+// FetchSecrets asks the member at seedURL for the join secrets.
+func FetchSecrets(ctx context.Context, c *http.Client, seedURL, token string) ([]byte, error) {
+	var raw json.RawMessage
+	if err := callMember(ctx, c, seedURL, token, http.MethodGet, pathSecrets, nil, &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// Join asks the member at seedURL to add this member to its cluster,
+// retrying while no leader is known, until ctx ends.
+func (s *Store) Join(ctx context.Context, seedURL string) error {
+	for {
+		err := callMember(ctx, s.cfg.Peer, seedURL, s.cfg.InternalToken, http.MethodPost, pathJoin, s.self(), nil)
+		if err == nil || !(errors.Is(err, kv.ErrNoLeader) || errors.Is(err, kv.ErrNotLeader)) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("raftstore: join %s: %w", seedURL, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

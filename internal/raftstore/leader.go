@@ -1,0 +1,67 @@
+package raftstore
+
+import (
+	"context"
+	"sync"
+)
+
+// runLeadership follows leadership changes from the buffered NotifyCh. On
+// gaining leadership it runs a Barrier (so everything of earlier terms is
+// applied), records this member, then marks itself ready to answer reads as
+// leader; on losing it, it cancels that work and waits for it.
+func (s *Store) runLeadership(ctx context.Context) {
+	var (
+		stop func()
+		wg   sync.WaitGroup
+	)
+	end := func() {
+		if stop != nil {
+			stop()
+			wg.Wait()
+			stop = nil
+		}
+		s.mu.Lock()
+		s.ready = nil
+		s.mu.Unlock()
+	}
+	defer end()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case leader := <-s.notify:
+			end()
+			if !leader {
+				continue
+			}
+			lctx, cancel := context.WithCancel(ctx)
+			stop = cancel
+			ready := make(chan struct{})
+			s.mu.Lock()
+			s.ready = ready
+			s.mu.Unlock()
+			wg.Add(1)
+			go func() { defer wg.Done(); s.becomeLeader(lctx, ready) }()
+		}
+	}
+}
+
+func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}) {
+	if err := s.raft.Barrier(s.cfg.ApplyTimeout).Error(); err != nil {
+		s.log.Warn("barrier after election failed", "err", err)
+		return
+	}
+	close(ready)
+	s.log.Info("leading", "revision", s.Revision())
+	if err := s.recordMember(ctx, s.self()); err != nil && ctx.Err() == nil {
+		s.log.Warn("record own membership", "err", err)
+	}
+}
+
+// leaderReady returns the channel closed when this member may serve as
+// leader, or nil when it is not the leader.
+func (s *Store) leaderReady() chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ready
+}

@@ -1,0 +1,108 @@
+package raftstore
+
+import (
+	"github.com/google/btree"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// btreeDegree is a middle-of-the-road B-tree fan-out: nodes of ~64 pointers
+// keep iteration cache-friendly and copy-on-write after a Clone cheap.
+const btreeDegree = 32
+
+func lessObject(a, b *kv.Object) bool {
+	if a.Key.Namespace != b.Key.Namespace {
+		return a.Key.Namespace < b.Key.Namespace
+	}
+	return a.Key.Name < b.Key.Name
+}
+
+// table holds the objects of one resource ordered by (namespace, name).
+type table struct {
+	tree *btree.BTreeG[*kv.Object]
+	// view is an immutable clone of tree shared by readers; nil after a
+	// write until a reader asks again.
+	view *btree.BTreeG[*kv.Object]
+}
+
+func newTable() *table { return &table{tree: btree.NewG(btreeDegree, lessObject)} }
+
+// objects is the whole in-memory store: one table per resource. It is not
+// safe for concurrent use on its own; the FSM's mutex guards it.
+type objects struct {
+	tables map[string]*table
+}
+
+func newObjects() *objects { return &objects{tables: make(map[string]*table)} }
+
+func (o *objects) get(k kv.Key) *kv.Object {
+	t := o.tables[k.Resource]
+	if t == nil {
+		return nil
+	}
+	obj, _ := t.tree.Get(&kv.Object{Key: k})
+	return obj
+}
+
+func (o *objects) put(obj *kv.Object) {
+	t := o.tables[obj.Key.Resource]
+	if t == nil {
+		t = newTable()
+		o.tables[obj.Key.Resource] = t
+	}
+	t.tree.ReplaceOrInsert(obj)
+	t.view = nil
+}
+
+func (o *objects) remove(k kv.Key) {
+	if t := o.tables[k.Resource]; t != nil {
+		t.tree.Delete(&kv.Object{Key: k})
+		t.view = nil
+	}
+}
+
+// viewOf returns an immutable tree of resource that may be read without a
+// lock while the store keeps changing. Caller must hold the write lock when
+// view is nil (Clone marks the original for copy-on-write).
+func (o *objects) viewOf(resource string) *btree.BTreeG[*kv.Object] {
+	t := o.tables[resource]
+	if t == nil {
+		return nil
+	}
+	if t.view == nil {
+		t.view = t.tree.Clone()
+	}
+	return t.view
+}
+
+// count returns the number of objects of all resources.
+func (o *objects) count() int {
+	n := 0
+	for _, t := range o.tables {
+		n += t.tree.Len()
+	}
+	return n
+}
+
+// ascend calls fn for the objects of tree in key order within namespace
+// (all namespaces when namespace is empty), starting after the key
+// (namespace, after) when after is non-empty, until fn returns false.
+func ascend(tree *btree.BTreeG[*kv.Object], namespace, after string, fn func(*kv.Object) bool) {
+	if tree == nil {
+		return
+	}
+	if namespace == "" && after == "" {
+		tree.Ascend(fn)
+		return
+	}
+	start := &kv.Object{Key: kv.Key{Namespace: namespace, Name: after}}
+	tree.AscendGreaterOrEqual(start, func(obj *kv.Object) bool {
+		if namespace != "" && obj.Key.Namespace != namespace {
+			return false
+		}
+		if after != "" && obj.Key.Namespace == namespace && obj.Key.Name == after {
+			return true // strictly after
+		}
+		return fn(obj)
+	})
+}

@@ -1,0 +1,61 @@
+package raftstore
+
+import (
+	"context"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// Propose replicates w and returns the stored object once this member (the
+// leader) has applied it. On a follower it returns kv.ErrNotLeader: the API
+// forwards writes to the leader before they get here.
+func (s *Store) Propose(ctx context.Context, w kv.Write) (*kv.Object, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !s.IsLeader() {
+		return nil, kv.ErrNotLeader
+	}
+	f := s.raft.Apply(encodeRecord(&w), s.cfg.ApplyTimeout)
+	if err := f.Error(); err != nil {
+		return nil, mapRaftError(err)
+	}
+	res, ok := f.Response().(*applyResult)
+	if !ok || res == nil {
+		return nil, kv.ErrUnknownOutcome
+	}
+	return res.obj, res.err
+}
+
+// Get returns the object at k and the revision it was read at. With
+// consistent it first waits for the read index (see Sync).
+func (s *Store) Get(ctx context.Context, k kv.Key, consistent bool) (*kv.Object, uint64, error) {
+	if consistent {
+		if err := s.Sync(ctx); err != nil {
+			return nil, 0, err
+		}
+	}
+	obj, rev := s.fsm.get(k)
+	if obj == nil {
+		return nil, rev, kv.ErrNotFound
+	}
+	return obj, rev, nil
+}
+
+// List returns an immutable view of resource in namespace (all namespaces
+// when empty). With consistent it first waits for the read index.
+func (s *Store) List(ctx context.Context, resource, namespace string, consistent bool) (*List, error) {
+	if consistent {
+		if err := s.Sync(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.fsm.list(resource, namespace), nil
+}
+
+// Watch returns a watcher of every change to resource (in namespace, or all
+// when empty) after revision rev. kv.ErrExpired when rev is older than the
+// change feed's window.
+func (s *Store) Watch(resource, namespace string, rev uint64) (*Watcher, error) {
+	return s.fsm.watch(resource, namespace, rev)
+}

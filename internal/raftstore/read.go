@@ -1,0 +1,78 @@
+package raftstore
+
+import (
+	"context"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// get returns the object at k (nil when absent) and the applied revision.
+func (f *fsm) get(k kv.Key) (*kv.Object, uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.objs.get(k), f.applied
+}
+
+// List is an immutable, consistent view of one resource at revision Rev. It
+// can be read while the store keeps changing.
+type List struct {
+	Rev       uint64
+	namespace string
+	ascend    func(after string, fn func(*kv.Object) bool)
+}
+
+// Range calls fn for each object in key order (after the key name within
+// the list's namespace, when after is non-empty) until fn returns false.
+func (l *List) Range(after string, fn func(*kv.Object) bool) {
+	if l.ascend != nil {
+		l.ascend(after, fn)
+	}
+}
+
+// list returns a view of resource in namespace (all when empty).
+func (f *fsm) list(resource, namespace string) *List {
+	f.mu.Lock()
+	v := f.objs.viewOf(resource)
+	rev := f.applied
+	f.mu.Unlock()
+	l := &List{Rev: rev, namespace: namespace}
+	if v != nil {
+		l.ascend = func(after string, fn func(*kv.Object) bool) { ascend(v, namespace, after, fn) }
+	}
+	return l
+}
+
+// watch registers a watcher for events after rev.
+func (f *fsm) watch(resource, namespace string, rev uint64) (*Watcher, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w, err := f.feed.watch(resource, namespace, rev)
+	if w != nil {
+		w.mu = &f.mu
+	}
+	return w, err
+}
+
+// appliedIndex returns the index of the last applied entry.
+func (f *fsm) appliedIndex() uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.applied
+}
+
+// waitApplied blocks until the applied index reaches idx or ctx ends.
+func (f *fsm) waitApplied(ctx context.Context, idx uint64) error {
+	for {
+		f.mu.Lock()
+		applied, ch := f.applied, f.changed
+		f.mu.Unlock()
+		if applied >= idx {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

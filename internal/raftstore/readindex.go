@@ -1,0 +1,143 @@
+package raftstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// Sync waits until this member has applied every write acknowledged before
+// the call (read-index): the leader confirms its leadership and reports its
+// applied index; a follower asks the leader for it. Concurrent callers share
+// one round trip.
+func (s *Store) Sync(ctx context.Context) error {
+	idx, err := s.readIndex(ctx)
+	if err != nil {
+		return err
+	}
+	return s.fsm.waitApplied(ctx, idx)
+}
+
+func (s *Store) readIndex(ctx context.Context) (uint64, error) {
+	if s.IsLeader() {
+		return s.leaderReadIndex(ctx)
+	}
+	return s.reads.get(ctx)
+}
+
+// leaderReadIndex confirms leadership and returns the applied index, which
+// covers every write this leader acknowledged.
+func (s *Store) leaderReadIndex(ctx context.Context) (uint64, error) {
+	ready := s.leaderReady()
+	if ready == nil {
+		return 0, kv.ErrNotLeader
+	}
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	if err := s.raft.VerifyLeader().Error(); err != nil {
+		return 0, mapRaftError(err)
+	}
+	return s.fsm.appliedIndex(), nil
+}
+
+// remoteReadIndex asks the leader for its read index.
+func (s *Store) remoteReadIndex(ctx context.Context) (uint64, error) {
+	var out struct {
+		Index uint64 `json:"index"`
+	}
+	if err := s.callLeader(ctx, http.MethodGet, pathReadIndex, nil, &out); err != nil {
+		return 0, err
+	}
+	return out.Index, nil
+}
+
+// readIndexer coalesces read-index requests: callers that arrive while a
+// round trip is in flight wait for the next one (the one in flight may have
+// started before their read did), and one round trip serves them all.
+type readIndexer struct {
+	fetch func(context.Context) (uint64, error)
+
+	mu      sync.Mutex // guards running and next
+	running bool
+	next    *round
+	closed  bool
+	wg      sync.WaitGroup // rounds in flight
+}
+
+type round struct {
+	done chan struct{}
+	idx  uint64
+	err  error
+}
+
+func newReadIndexer(fetch func(context.Context) (uint64, error)) *readIndexer {
+	return &readIndexer{fetch: fetch}
+}
+
+func (r *readIndexer) get(ctx context.Context) (uint64, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return 0, kv.ErrClosed
+	}
+	if r.next == nil {
+		r.next = &round{done: make(chan struct{})}
+	}
+	rd := r.next
+	if !r.running {
+		r.start()
+	}
+	r.mu.Unlock()
+	select {
+	case <-rd.done:
+		return rd.idx, rd.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+// start runs the pending round. Caller must hold mu.
+func (r *readIndexer) start() {
+	rd := r.next
+	r.next, r.running = nil, true
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), readIndexTimeout)
+		rd.idx, rd.err = r.fetch(ctx)
+		cancel()
+		close(rd.done)
+		r.mu.Lock()
+		r.running = false
+		if r.next != nil && !r.closed {
+			r.start()
+		}
+		r.mu.Unlock()
+	}()
+}
+
+// close refuses new rounds and waits for the one in flight (which ends
+// within readIndexTimeout).
+func (r *readIndexer) close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.wg.Wait()
+}
+
+func decodeJSON(resp *http.Response, out any) error {
+	if out == nil {
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("raftstore: decode %s answer: %w", resp.Request.URL.Path, err)
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package raftstore
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/google/btree"
+	"github.com/hashicorp/raft"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// A snapshot stream is:
+//
+//	magic "litek8s-snapshot-1\n", uvarint(applied index),
+//	then per object uvarint(len)+record (a create record whose object is the
+//	stored bytes, resourceVersion included) and uvarint(RV),
+//	then uvarint(0).
+const snapshotMagic = "litek8s-snapshot-1\n"
+
+// fsmSnapshot is an immutable view of the store taken at one index.
+type fsmSnapshot struct {
+	applied uint64
+	trees   []*btree.BTreeG[*kv.Object]
+}
+
+// Snapshot captures copy-on-write clones of every table and returns at once.
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := &fsmSnapshot{applied: f.applied}
+	for name := range f.objs.tables {
+		if v := f.objs.viewOf(name); v != nil {
+			s.trees = append(s.trees, v)
+		}
+	}
+	return s, nil
+}
+
+// Persist streams the snapshot to sink.
+func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	if err := s.write(sink); err != nil {
+		_ = sink.Cancel()
+		return fmt.Errorf("raftstore: persist snapshot: %w", err)
+	}
+	return sink.Close()
+}
+
+func (s *fsmSnapshot) write(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString(snapshotMagic)
+	var buf []byte
+	buf = binary.AppendUvarint(buf[:0], s.applied)
+	bw.Write(buf)
+	var err error
+	for _, t := range s.trees {
+		t.Ascend(func(obj *kv.Object) bool {
+			rec := encodeRecord(&kv.Write{Op: kv.OpCreate, Key: obj.Key, Object: obj.Raw})
+			buf = binary.AppendUvarint(buf[:0], uint64(len(rec)))
+			buf = append(buf, rec...)
+			buf = binary.AppendUvarint(buf, obj.RV)
+			_, err = bw.Write(buf)
+			return err == nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	bw.Write([]byte{0})
+	return bw.Flush()
+}
+
+// Release does nothing: the clones are garbage collected.
+func (s *fsmSnapshot) Release() {}
+
+// Restore replaces the whole store with the snapshot in rc, then ends every
+// watch, which can no longer be continued.
+func (f *fsm) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	objs, applied, err := f.readSnapshot(bufio.NewReaderSize(rc, 1<<16))
+	if err != nil {
+		return fmt.Errorf("raftstore: restore snapshot: %w", err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.feed.endAll(kv.ErrExpired)
+	f.objs = objs
+	f.feed = newFeed(f.feedSize, f.watchBuffer, applied)
+	f.applied = applied
+	close(f.changed)
+	f.changed = make(chan struct{})
+	return nil
+}
+
+func (f *fsm) readSnapshot(r *bufio.Reader) (*objects, uint64, error) {
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != snapshotMagic {
+		return nil, 0, errors.New("not a litek8s snapshot")
+	}
+	applied, err := binary.ReadUvarint(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	objs := newObjects()
+	for {
+		n, err := binary.ReadUvarint(r)
+		if err != nil {
+			return nil, 0, err
+		}
+		if n == 0 {
+			return objs, applied, nil
+		}
+		rec := make([]byte, n)
+		if _, err := io.ReadFull(r, rec); err != nil {
+			return nil, 0, err
+		}
+		rv, err := binary.ReadUvarint(r)
+		if err != nil {
+			return nil, 0, err
+		}
+		w, err := decodeRecord(rec)
+		if err != nil {
+			return nil, 0, err
+		}
+		objs.put(f.newObject(w.Key, w.Object, rv))
+	}
+}

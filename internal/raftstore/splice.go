@@ -1,0 +1,59 @@
+package raftstore
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// spliceRV returns a copy of raw whose metadata.resourceVersion is rv. The
+// value is replaced where it exists; otherwise it is inserted after the last
+// of metadata's leading keys (name, generateName, namespace, uid), which is
+// where a Go-struct-ordered ObjectMeta puts it. raw is not modified.
+func spliceRV(raw []byte, rv uint64) []byte {
+	var num [20]byte
+	val := strconv.AppendUint(num[:0], rv, 10)
+	meta := gjson.GetBytes(raw, "metadata")
+	if !meta.IsObject() || meta.Index <= 0 {
+		return append([]byte(nil), raw...) // no metadata: nothing to stamp
+	}
+	if cur := meta.Get("resourceVersion"); cur.Exists() {
+		at := meta.Index + cur.Index
+		out := make([]byte, 0, len(raw)+len(val)+2)
+		out = append(out, raw[:at]...)
+		out = append(out, '"')
+		out = append(out, val...)
+		out = append(out, '"')
+		return append(out, raw[at+len(cur.Raw):]...)
+	}
+	after := -1 // offset in raw just past the value to insert after
+	for _, k := range [...]string{"name", "generateName", "namespace", "uid"} {
+		if v := meta.Get(k); v.Exists() && v.Index > 0 {
+			after = meta.Index + v.Index + len(v.Raw)
+		}
+	}
+	out := make([]byte, 0, len(raw)+len(val)+22)
+	if after < 0 { // first key of metadata
+		at := meta.Index + 1
+		out = append(out, raw[:at]...)
+		out = append(out, `"resourceVersion":"`...)
+		out = append(out, val...)
+		out = append(out, '"')
+		if len(trimSpace(meta.Raw[1:len(meta.Raw)-1])) > 0 {
+			out = append(out, ',')
+		}
+		return append(out, raw[at:]...)
+	}
+	out = append(out, raw[:after]...)
+	out = append(out, `,"resourceVersion":"`...)
+	out = append(out, val...)
+	out = append(out, '"')
+	return append(out, raw[after:]...)
+}
+
+func trimSpace(b string) string {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
+}

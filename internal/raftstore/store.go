@@ -1,0 +1,203 @@
+package raftstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	"go.etcd.io/bbolt"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// Store is one member's replicated object store.
+type Store struct {
+	cfg   Config
+	log   *slog.Logger
+	fsm   *fsm
+	raft  *raft.Raft
+	trans *raft.NetworkTransport
+	bolt  *raftboltdb.BoltStore
+	reads *readIndexer
+
+	notify chan bool
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	// mu guards ready: closed once this member, as leader, has applied
+	// everything of earlier terms (Barrier) and may answer reads as leader;
+	// nil while not leader.
+	mu    sync.Mutex
+	ready chan struct{}
+}
+
+// Open opens (or creates) the member's data dir and starts Raft.
+func Open(cfg Config) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("raftstore: data dir: %w", err)
+	}
+	s := &Store{cfg: cfg, log: cfg.Logger.With("member", cfg.ID),
+		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16)}
+	s.reads = newReadIndexer(s.remoteReadIndex)
+	if err := s.openRaft(); err != nil {
+		s.closeRaftParts()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	s.wg.Add(1)
+	go func() { defer s.wg.Done(); s.runLeadership(ctx) }()
+	return s, nil
+}
+
+func (s *Store) openRaft() error {
+	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: os.Stderr})
+	bolt, err := raftboltdb.New(raftboltdb.Options{
+		Path: filepath.Join(s.cfg.DataDir, "raft.db"),
+		BoltOptions: &bbolt.Options{Timeout: 5 * time.Second, NoFreelistSync: true,
+			FreelistType: bbolt.FreelistMapType},
+	})
+	if err != nil {
+		return fmt.Errorf("raftstore: open raft.db: %w", err)
+	}
+	s.bolt = bolt
+	snaps, err := raft.NewFileSnapshotStoreWithLogger(s.cfg.DataDir, 2, hl)
+	if err != nil {
+		return fmt.Errorf("raftstore: snapshot store: %w", err)
+	}
+	var adv net.Addr
+	if s.cfg.RaftAdvertise != "" {
+		if adv, err = net.ResolveTCPAddr("tcp", s.cfg.RaftAdvertise); err != nil {
+			return fmt.Errorf("raftstore: advertise address: %w", err)
+		}
+	}
+	s.trans, err = raft.NewTCPTransportWithLogger(s.cfg.RaftAddr, adv, 3, 10*time.Second, hl)
+	if err != nil {
+		return fmt.Errorf("raftstore: raft transport: %w", err)
+	}
+	rc := s.raftConfig(hl)
+	existing, err := raft.HasExistingState(bolt, bolt, snaps)
+	if err != nil {
+		return fmt.Errorf("raftstore: read raft state: %w", err)
+	}
+	if s.cfg.Bootstrap && !existing {
+		conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: s.trans.LocalAddr()}}}
+		if err := raft.BootstrapCluster(rc, bolt, bolt, snaps, s.trans, conf); err != nil {
+			return fmt.Errorf("raftstore: bootstrap: %w", err)
+		}
+	}
+	s.raft, err = raft.NewRaft(rc, s.fsm, bolt, bolt, snaps, s.trans)
+	if err != nil {
+		return fmt.Errorf("raftstore: start raft: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) raftConfig(hl hclog.Logger) *raft.Config {
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(s.cfg.ID)
+	rc.Logger = hl
+	rc.HeartbeatTimeout = s.cfg.HeartbeatTimeout
+	rc.ElectionTimeout = s.cfg.ElectionTimeout
+	rc.LeaderLeaseTimeout = s.cfg.LeaderLeaseTimeout
+	rc.CommitTimeout = s.cfg.CommitTimeout
+	rc.SnapshotThreshold = s.cfg.SnapshotThreshold
+	rc.TrailingLogs = s.cfg.TrailingLogs
+	if s.cfg.SnapshotInterval > 0 {
+		rc.SnapshotInterval = s.cfg.SnapshotInterval
+	}
+	rc.BatchApplyCh = true
+	rc.MaxAppendEntries = 256
+	rc.NotifyCh = s.notify
+	return rc
+}
+
+// Close stops Raft and every goroutine of the store and ends all watches.
+func (s *Store) Close() error {
+	var err error
+	if s.raft != nil {
+		err = s.raft.Shutdown().Error()
+	}
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.wg.Wait()
+	s.reads.close()
+	s.closeRaftParts()
+	s.fsm.mu.Lock()
+	s.fsm.feed.endAll(kv.ErrClosed)
+	s.fsm.mu.Unlock()
+	return err
+}
+
+func (s *Store) closeRaftParts() {
+	if s.trans != nil {
+		s.trans.Close()
+	}
+	if s.bolt != nil {
+		s.bolt.Close()
+	}
+}
+
+// RaftAddr returns the address Raft listens on.
+func (s *Store) RaftAddr() string { return string(s.trans.LocalAddr()) }
+
+// ID returns this member's ID.
+func (s *Store) ID() string { return s.cfg.ID }
+
+// IsLeader reports whether this member is the Raft leader now.
+func (s *Store) IsLeader() bool { return s.raft.State() == raft.Leader }
+
+// Revision returns the index of the last entry this member applied.
+func (s *Store) Revision() uint64 { return s.fsm.appliedIndex() }
+
+// OldestRevision returns the oldest revision a watch may resume from.
+func (s *Store) OldestRevision() uint64 {
+	s.fsm.mu.Lock()
+	defer s.fsm.mu.Unlock()
+	return s.fsm.feed.oldestAvailable()
+}
+
+// Snapshot asks Raft to take a snapshot now (and compact its log).
+func (s *Store) Snapshot() error { return s.raft.Snapshot().Error() }
+
+// Ready reports whether this member knows a leader and may serve.
+func (s *Store) Ready() bool {
+	addr, _ := s.raft.LeaderWithID()
+	return addr != ""
+}
+
+// Stats returns Raft's own statistics (for status pages and tests).
+func (s *Store) Stats() map[string]string { return s.raft.Stats() }
+
+var _ io.Closer = (*Store)(nil)
+
+// errorf wraps a raft error into the store's typed errors.
+func mapRaftError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, raft.ErrNotLeader):
+		return kv.ErrNotLeader
+	case errors.Is(err, raft.ErrLeadershipLost):
+		return kv.ErrUnknownOutcome
+	case errors.Is(err, raft.ErrEnqueueTimeout), errors.Is(err, raft.ErrLeadershipTransferInProgress):
+		return kv.ErrNoLeader
+	case errors.Is(err, raft.ErrRaftShutdown):
+		return kv.ErrClosed
+	}
+	return fmt.Errorf("raftstore: %w", err)
+}
