@@ -134,3 +134,33 @@ type Event struct {
 	Object *Object
 	Prev   *Object
 }
+
+// List is an immutable, consistent view of one resource (in one namespace,
+// or all) at revision Rev; it may be read while the store keeps changing.
+type List struct {
+	Rev uint64
+	// ModRev is the revision of the last change to the resource (in any
+	// namespace) at or before Rev: a page taken at revision r continues
+	// consistently from this view when ModRev <= r.
+	ModRev uint64
+	// Each calls fn for each object in key order, starting after the object
+	// named after (within the list's namespace) when after is non-empty,
+	// until fn returns false. Nil for an empty resource.
+	Each func(after string, fn func(*Object) bool)
+}
+
+// Range is Each that tolerates an empty list.
+func (l *List) Range(after string, fn func(*Object) bool) {
+	if l.Each != nil {
+		l.Each(after, fn)
+	}
+}
+
+// Watcher delivers the events of one watch. Events is closed when the watch
+// ends; Err then says why (nil after Stop, ErrExpired when the watcher fell
+// behind or the store was restored, ErrClosed on shutdown).
+type Watcher interface {
+	Events() <-chan Event
+	Err() error
+	Stop()
+}

@@ -116,7 +116,7 @@ func (f *fsm) applyPut(index uint64, w *kv.Write, prev *kv.Object, typ kv.EventT
 }
 
 func (f *fsm) applyDelete(index uint64, cur *kv.Object) *applyResult {
-	f.objs.remove(cur.Key)
+	f.objs.remove(cur.Key, index)
 	last := f.newObject(cur.Key, spliceRV(cur.Raw, index), index)
 	f.feed.append(kv.Event{Type: kv.Deleted, Object: last, Prev: cur})
 	return &applyResult{obj: last}

@@ -1,6 +1,8 @@
 package raftstore
 
 import (
+	"strings"
+
 	"github.com/google/btree"
 
 	"github.com/litek8s/litek8s/internal/kv"
@@ -23,6 +25,8 @@ type table struct {
 	// view is an immutable clone of tree shared by readers; nil after a
 	// write until a reader asks again.
 	view *btree.BTreeG[*kv.Object]
+	// modRev is the revision of the last change to the table.
+	modRev uint64
 }
 
 func newTable() *table { return &table{tree: btree.NewG(btreeDegree, lessObject)} }
@@ -52,13 +56,23 @@ func (o *objects) put(obj *kv.Object) {
 	}
 	t.tree.ReplaceOrInsert(obj)
 	t.view = nil
+	t.modRev = max(t.modRev, obj.RV)
 }
 
-func (o *objects) remove(k kv.Key) {
+func (o *objects) remove(k kv.Key, rev uint64) {
 	if t := o.tables[k.Resource]; t != nil {
 		t.tree.Delete(&kv.Object{Key: k})
 		t.view = nil
+		t.modRev = max(t.modRev, rev)
 	}
+}
+
+// modRev returns the revision of the last change to resource.
+func (o *objects) modRev(resource string) uint64 {
+	if t := o.tables[resource]; t != nil {
+		return t.modRev
+	}
+	return 0
 }
 
 // viewOf returns an immutable tree of resource that may be read without a
@@ -85,8 +99,8 @@ func (o *objects) count() int {
 }
 
 // ascend calls fn for the objects of tree in key order within namespace
-// (all namespaces when namespace is empty), starting after the key
-// (namespace, after) when after is non-empty, until fn returns false.
+// (all namespaces when namespace is empty), starting after the object named
+// after (for all namespaces: "namespace/name"), until fn returns false.
 func ascend(tree *btree.BTreeG[*kv.Object], namespace, after string, fn func(*kv.Object) bool) {
 	if tree == nil {
 		return
@@ -95,12 +109,15 @@ func ascend(tree *btree.BTreeG[*kv.Object], namespace, after string, fn func(*kv
 		tree.Ascend(fn)
 		return
 	}
-	start := &kv.Object{Key: kv.Key{Namespace: namespace, Name: after}}
-	tree.AscendGreaterOrEqual(start, func(obj *kv.Object) bool {
+	start := kv.Key{Namespace: namespace, Name: after}
+	if namespace == "" {
+		start.Namespace, start.Name, _ = strings.Cut(after, "/")
+	}
+	tree.AscendGreaterOrEqual(&kv.Object{Key: start}, func(obj *kv.Object) bool {
 		if namespace != "" && obj.Key.Namespace != namespace {
 			return false
 		}
-		if after != "" && obj.Key.Namespace == namespace && obj.Key.Name == after {
+		if after != "" && obj.Key.Namespace == start.Namespace && obj.Key.Name == start.Name {
 			return true // strictly after
 		}
 		return fn(obj)

@@ -56,6 +56,10 @@ func (s *Store) List(ctx context.Context, resource, namespace string, consistent
 // Watch returns a watcher of every change to resource (in namespace, or all
 // when empty) after revision rev. kv.ErrExpired when rev is older than the
 // change feed's window.
-func (s *Store) Watch(resource, namespace string, rev uint64) (*Watcher, error) {
-	return s.fsm.watch(resource, namespace, rev)
+func (s *Store) Watch(resource, namespace string, rev uint64) (kv.Watcher, error) {
+	w, err := s.fsm.watch(resource, namespace, rev)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
 }

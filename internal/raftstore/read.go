@@ -13,31 +13,18 @@ func (f *fsm) get(k kv.Key) (*kv.Object, uint64) {
 	return f.objs.get(k), f.applied
 }
 
-// List is an immutable, consistent view of one resource at revision Rev. It
-// can be read while the store keeps changing.
-type List struct {
-	Rev       uint64
-	namespace string
-	ascend    func(after string, fn func(*kv.Object) bool)
-}
-
-// Range calls fn for each object in key order (after the key name within
-// the list's namespace, when after is non-empty) until fn returns false.
-func (l *List) Range(after string, fn func(*kv.Object) bool) {
-	if l.ascend != nil {
-		l.ascend(after, fn)
-	}
-}
+// List is an immutable, consistent view of one resource (see kv.List).
+type List = kv.List
 
 // list returns a view of resource in namespace (all when empty).
 func (f *fsm) list(resource, namespace string) *List {
 	f.mu.Lock()
 	v := f.objs.viewOf(resource)
-	rev := f.applied
+	rev, mod := f.applied, f.objs.modRev(resource)
 	f.mu.Unlock()
-	l := &List{Rev: rev, namespace: namespace}
+	l := &List{Rev: rev, ModRev: mod}
 	if v != nil {
-		l.ascend = func(after string, fn func(*kv.Object) bool) { ascend(v, namespace, after, fn) }
+		l.Each = func(after string, fn func(*kv.Object) bool) { ascend(v, namespace, after, fn) }
 	}
 	return l
 }

@@ -17,8 +17,9 @@ func spliceRV(raw []byte, rv uint64) []byte {
 	if !meta.IsObject() || meta.Index <= 0 {
 		return append([]byte(nil), raw...) // no metadata: nothing to stamp
 	}
+	// Result.Get reports Index relative to raw (it adds meta.Index itself).
 	if cur := meta.Get("resourceVersion"); cur.Exists() {
-		at := meta.Index + cur.Index
+		at := cur.Index
 		out := make([]byte, 0, len(raw)+len(val)+2)
 		out = append(out, raw[:at]...)
 		out = append(out, '"')
@@ -29,7 +30,7 @@ func spliceRV(raw []byte, rv uint64) []byte {
 	after := -1 // offset in raw just past the value to insert after
 	for _, k := range [...]string{"name", "generateName", "namespace", "uid"} {
 		if v := meta.Get(k); v.Exists() && v.Index > 0 {
-			after = meta.Index + v.Index + len(v.Raw)
+			after = v.Index + len(v.Raw)
 		}
 	}
 	out := make([]byte, 0, len(raw)+len(val)+22)

@@ -1,0 +1,115 @@
+// Command node runs one litek8s member. With no flags it starts a
+// single-member cluster with its data in ./data and the API on
+// https://127.0.0.1:6443, and prints where the admin kubeconfig is.
+//
+// Configuration comes from flags, LITEK8S_* environment variables (for
+// example LITEK8S_DATA_DIR) and an optional config file (--config), in that
+// order of precedence.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/litek8s/litek8s/internal/member"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "node:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	v, err := loadConfig(args)
+	if err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	cfg, err := memberConfig(v)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	m, err := member.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("litek8s member %s serving %s (raft %s)\n", cfg.ID, m.URL(), m.Store().RaftAddr())
+	fmt.Printf("kubeconfig: %s\n", m.Kubeconfig())
+	<-ctx.Done()
+	cfg.Logger.Info("shutting down")
+	return m.Close()
+}
+
+// loadConfig binds flags, LITEK8S_* env and the config file into viper.
+func loadConfig(args []string) (*viper.Viper, error) {
+	def := member.DefaultConfig()
+	fs := pflag.NewFlagSet("node", pflag.ContinueOnError)
+	fs.String("config", "", "config file (yaml, json or toml)")
+	fs.String("id", def.ID, "member ID, stable across restarts")
+	fs.String("data-dir", def.DataDir, "data directory (raft.db, snapshots/, tls/, kubeconfig)")
+	fs.String("api-addr", def.APIAddr, "HTTPS API listen address (port 0 picks one)")
+	fs.String("api-advertise", "", "host:port peers and clients use to reach the API (default: the listen address)")
+	fs.String("raft-addr", def.Store.RaftAddr, "Raft TCP listen address (port 0 picks one)")
+	fs.String("raft-advertise", "", "host:port peers use to reach Raft (default: the listen address)")
+	fs.StringSlice("hostname", nil, "extra DNS names or IPs for the serving certificate")
+	fs.String("join", "", "API URL of any member of the cluster to join (first start only)")
+	fs.String("join-token", "", "the cluster's join token (its admin token, in <data-dir>/tls/admin-token)")
+	fs.String("log-level", "info", "debug, info, warn or error")
+	fs.Int("feed-size", def.Store.FeedSize, "change-feed window (events a watch can resume from)")
+	fs.Uint64("snapshot-threshold", def.Store.SnapshotThreshold, "log entries between automatic snapshots")
+	fs.Uint64("trailing-logs", def.Store.TrailingLogs, "log entries kept after a snapshot")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	v := viper.New()
+	v.SetEnvPrefix("LITEK8S")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	if err := v.BindPFlags(fs); err != nil {
+		return nil, err
+	}
+	if f := v.GetString("config"); f != "" {
+		v.SetConfigFile(f)
+		if err := v.ReadInConfig(); err != nil {
+			return nil, fmt.Errorf("read config %s: %w", f, err)
+		}
+	}
+	return v, nil
+}
+
+func memberConfig(v *viper.Viper) (member.Config, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(v.GetString("log-level"))); err != nil {
+		return member.Config{}, fmt.Errorf("log-level: %w", err)
+	}
+	cfg := member.DefaultConfig()
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	cfg.ID = v.GetString("id")
+	cfg.DataDir = v.GetString("data-dir")
+	cfg.APIAddr = v.GetString("api-addr")
+	cfg.APIAdvertise = v.GetString("api-advertise")
+	cfg.Hostnames = v.GetStringSlice("hostname")
+	cfg.Join = v.GetString("join")
+	cfg.JoinToken = v.GetString("join-token")
+	cfg.Store.RaftAddr = v.GetString("raft-addr")
+	cfg.Store.RaftAdvertise = v.GetString("raft-advertise")
+	cfg.Store.FeedSize = v.GetInt("feed-size")
+	cfg.Store.SnapshotThreshold = v.GetUint64("snapshot-threshold")
+	cfg.Store.TrailingLogs = v.GetUint64("trailing-logs")
+	return cfg, cfg.Validate()
+}

@@ -1,0 +1,107 @@
+package api
+
+import (
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+)
+
+// maxBodyBytes is kube's request body limit.
+const maxBodyBytes = 3 << 20
+
+// codecs decode request bodies of the served kinds.
+type codecs struct {
+	json, yaml *json.Serializer // strict: they report unknown and duplicate fields
+	proto      *protobuf.Serializer
+}
+
+func newCodecs(s *runtime.Scheme) *codecs {
+	return &codecs{
+		json:  json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{Strict: true}),
+		yaml:  json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{Yaml: true, Strict: true}),
+		proto: protobuf.NewSerializer(s, s),
+	}
+}
+
+// fieldValidation is the ?fieldValidation= directive.
+type fieldValidation string
+
+const (
+	validateStrict fieldValidation = "Strict"
+	validateWarn   fieldValidation = "Warn"
+	validateIgnore fieldValidation = "Ignore"
+)
+
+func parseFieldValidation(r *http.Request) (fieldValidation, error) {
+	switch v := fieldValidation(r.URL.Query().Get("fieldValidation")); v {
+	case "":
+		return validateWarn, nil
+	case validateStrict, validateWarn, validateIgnore:
+		return v, nil
+	default:
+		return "", badRequest("fieldValidation parameter unsupported: %s", v)
+	}
+}
+
+// decodeBody decodes the request body into a new object of res, checks its
+// kind and applies the field-validation directive. Unknown fields under
+// Warn become Warning headers on w.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, res *resource) (runtime.Object, error) {
+	fv, err := parseFieldValidation(r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	if err != nil {
+		return nil, statusErr(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
+			"the request body is too large", nil)
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	var dec runtime.Decoder
+	switch mt {
+	case "application/json", "":
+		dec = s.codecs.json
+	case "application/yaml":
+		dec = s.codecs.yaml
+	case "application/vnd.kubernetes.protobuf":
+		dec = s.codecs.proto
+	default:
+		return nil, errUnsupportedMediaType
+	}
+	want := res.gvk()
+	obj, got, err := dec.Decode(body, &want, res.New())
+	if err != nil && !runtime.IsStrictDecodingError(err) {
+		if got != nil && got.Kind != "" && *got != want {
+			return nil, wrongKind(got, res)
+		}
+		return nil, badRequest("the object provided is unrecognized (must be of type %s): %v", res.Kind, err)
+	}
+	if got != nil && *got != want {
+		return nil, wrongKind(got, res)
+	}
+	if err != nil { // strict decoding error: unknown or duplicate fields
+		switch fv {
+		case validateStrict:
+			return nil, badRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
+		case validateWarn:
+			for _, e := range err.(interface{ Errors() []error }).Errors() {
+				w.Header().Add("Warning", fmt.Sprintf("299 - %q", e.Error()))
+			}
+		}
+	}
+	obj.GetObjectKind().SetGroupVersionKind(want)
+	return obj, nil
+}
+
+func wrongKind(got *schema.GroupVersionKind, res *resource) error {
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
+		got.Kind, got.Version, res.Kind, strings.TrimPrefix(got.GroupVersion().String()+"."+got.Kind, "/"), res.Kind))
+}

@@ -1,0 +1,185 @@
+package api
+
+import (
+	"crypto/rand"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// Server-side defaults and mutations on create, following what
+// kube-apiserver 1.37 stores for the same request (see the golden
+// objects/*-post.json). One small function per kind, referenced from the
+// registry.
+
+func prepareNamespace(obj runtime.Object) {
+	ns := obj.(*corev1.Namespace)
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels["kubernetes.io/metadata.name"] = ns.Name
+	if len(ns.Spec.Finalizers) == 0 {
+		ns.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes}
+	}
+	ns.Status.Phase = corev1.NamespaceActive
+}
+
+func prepareSecret(obj runtime.Object) {
+	sec := obj.(*corev1.Secret)
+	if len(sec.StringData) > 0 {
+		if sec.Data == nil {
+			sec.Data = map[string][]byte{}
+		}
+		for k, v := range sec.StringData {
+			sec.Data[k] = []byte(v)
+		}
+		sec.StringData = nil
+	}
+	if sec.Type == "" {
+		sec.Type = corev1.SecretTypeOpaque
+	}
+}
+
+func prepareService(obj runtime.Object) {
+	svc := obj.(*corev1.Service)
+	sp := &svc.Spec
+	if sp.Type == "" {
+		sp.Type = corev1.ServiceTypeClusterIP
+	}
+	if sp.SessionAffinity == "" {
+		sp.SessionAffinity = corev1.ServiceAffinityNone
+	}
+	if sp.Type != corev1.ServiceTypeExternalName {
+		if sp.ClusterIP == "" {
+			sp.ClusterIP = randomClusterIP()
+		}
+		if len(sp.ClusterIPs) == 0 {
+			sp.ClusterIPs = []string{sp.ClusterIP}
+		}
+		if sp.ClusterIP != corev1.ClusterIPNone && len(sp.IPFamilies) == 0 {
+			sp.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+		}
+		if sp.IPFamilyPolicy == nil {
+			p := corev1.IPFamilyPolicySingleStack
+			sp.IPFamilyPolicy = &p
+		}
+		if sp.InternalTrafficPolicy == nil {
+			p := corev1.ServiceInternalTrafficPolicyCluster
+			sp.InternalTrafficPolicy = &p
+		}
+	}
+	for i := range sp.Ports {
+		p := &sp.Ports[i]
+		if p.Protocol == "" {
+			p.Protocol = corev1.ProtocolTCP
+		}
+		if p.TargetPort == (intstr.IntOrString{}) {
+			p.TargetPort = intstr.FromInt32(p.Port)
+		}
+	}
+}
+
+// randomClusterIP picks an address in 10.96.0.0/12, kube's default range.
+func randomClusterIP() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("10.%d.%d.%d", 96+b[0]%16, b[1], 1+b[2]%254)
+}
+
+func preparePod(obj runtime.Object) {
+	pod := obj.(*corev1.Pod)
+	defaultPodSpec(&pod.Spec)
+	if pod.Status.Phase == "" {
+		pod.Status.Phase = corev1.PodPending
+	}
+}
+
+func prepareDeployment(obj runtime.Object) {
+	d := obj.(*appsv1.Deployment)
+	sp := &d.Spec
+	sp.Replicas = defaultInt32(sp.Replicas, 1)
+	if sp.Strategy.Type == "" {
+		sp.Strategy.Type = appsv1.RollingUpdateDeploymentStrategyType
+	}
+	if sp.Strategy.Type == appsv1.RollingUpdateDeploymentStrategyType {
+		if sp.Strategy.RollingUpdate == nil {
+			sp.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{}
+		}
+		q := intstr.FromString("25%")
+		if sp.Strategy.RollingUpdate.MaxUnavailable == nil {
+			sp.Strategy.RollingUpdate.MaxUnavailable = &q
+		}
+		if sp.Strategy.RollingUpdate.MaxSurge == nil {
+			sp.Strategy.RollingUpdate.MaxSurge = &q
+		}
+	}
+	sp.RevisionHistoryLimit = defaultInt32(sp.RevisionHistoryLimit, 10)
+	sp.ProgressDeadlineSeconds = defaultInt32(sp.ProgressDeadlineSeconds, 600)
+	defaultPodSpec(&sp.Template.Spec)
+}
+
+func prepareReplicaSet(obj runtime.Object) {
+	rs := obj.(*appsv1.ReplicaSet)
+	rs.Spec.Replicas = defaultInt32(rs.Spec.Replicas, 1)
+	defaultPodSpec(&rs.Spec.Template.Spec)
+}
+
+// defaultPodSpec applies the pod spec defaults kube applies everywhere a
+// pod template appears.
+func defaultPodSpec(sp *corev1.PodSpec) {
+	if sp.RestartPolicy == "" {
+		sp.RestartPolicy = corev1.RestartPolicyAlways
+	}
+	if sp.DNSPolicy == "" {
+		sp.DNSPolicy = corev1.DNSClusterFirst
+	}
+	if sp.SchedulerName == "" {
+		sp.SchedulerName = corev1.DefaultSchedulerName
+	}
+	if sp.TerminationGracePeriodSeconds == nil {
+		g := int64(corev1.DefaultTerminationGracePeriodSeconds)
+		sp.TerminationGracePeriodSeconds = &g
+	}
+	if sp.SecurityContext == nil {
+		sp.SecurityContext = &corev1.PodSecurityContext{}
+	}
+	for i := range sp.InitContainers {
+		defaultContainer(&sp.InitContainers[i])
+	}
+	for i := range sp.Containers {
+		defaultContainer(&sp.Containers[i])
+	}
+}
+
+func defaultContainer(c *corev1.Container) {
+	if c.TerminationMessagePath == "" {
+		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
+	}
+	if c.TerminationMessagePolicy == "" {
+		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
+	}
+	if c.ImagePullPolicy == "" {
+		c.ImagePullPolicy = corev1.PullIfNotPresent
+		if img := c.Image; !strings.Contains(img[strings.LastIndex(img, "/")+1:], ":") || strings.HasSuffix(img, ":latest") {
+			if !strings.Contains(img, "@") {
+				c.ImagePullPolicy = corev1.PullAlways
+			}
+		}
+	}
+	for i := range c.Ports {
+		if c.Ports[i].Protocol == "" {
+			c.Ports[i].Protocol = corev1.ProtocolTCP
+		}
+	}
+}
+
+func defaultInt32(p *int32, v int32) *int32 {
+	if p != nil {
+		return p
+	}
+	return &v
+}

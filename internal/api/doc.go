@@ -1,0 +1,10 @@
+// Package api is litek8s's HTTP surface: routing, the resource registry,
+// get/list/watch/create/update/delete, Tables, admission (names, defaults,
+// uid and timestamps), bearer-token authentication, write forwarding to the
+// leader and Kubernetes Status errors. Discovery, OpenAPI and the Table
+// printers live in its subpackages.
+//
+// Concurrency: a Server is safe for concurrent use; handlers share only the
+// immutable registry and the Store, whose objects are immutable. Get, list
+// and watch write stored bytes to the response without parsing them.
+package api

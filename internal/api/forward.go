@@ -1,0 +1,76 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"time"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// forwarder relays writes that reach a follower to the leader, so that a
+// client never sees "not the leader".
+type forwarder struct {
+	store Store
+	wait  time.Duration
+	proxy *httputil.ReverseProxy
+}
+
+type leaderKey struct{}
+
+// forwardedHeader marks a request relayed by a member, so that it is never
+// relayed twice.
+const forwardedHeader = "X-Litek8s-Forwarded"
+
+func newForwarder(store Store, rt http.RoundTripper, wait time.Duration) *forwarder {
+	f := &forwarder{store: store, wait: wait}
+	f.proxy = &httputil.ReverseProxy{
+		Transport: rt,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(pr.In.Context().Value(leaderKey{}).(*url.URL))
+			pr.Out.Host = pr.In.Host
+			pr.Out.Header.Set(forwardedHeader, "1")
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			http.Error(w, "forwarding to the leader failed: "+err.Error(), http.StatusBadGateway)
+		},
+	}
+	return f
+}
+
+// forward relays r to the leader when this member is not the leader. It
+// returns handled=true when it answered (or failed to); the caller then
+// returns err. Mutating handlers call it first.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request) (handled bool, err error) {
+	ctx, cancel := context.WithTimeout(r.Context(), s.fwd.wait)
+	defer cancel()
+	var leader string
+	var self bool
+	for {
+		u, me, ok := s.store.Leader()
+		if ok {
+			leader, self = u, me
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return true, availabilityErr(kv.ErrNoLeader)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if self {
+		return false, nil
+	}
+	if r.Header.Get(forwardedHeader) != "" { // the leader we forwarded to lost leadership
+		return true, availabilityErr(kv.ErrNoLeader)
+	}
+	target, err := url.Parse(leader)
+	if err != nil {
+		return true, err
+	}
+	r = r.WithContext(context.WithValue(r.Context(), leaderKey{}, target))
+	s.fwd.proxy.ServeHTTP(w, r)
+	return true, nil
+}

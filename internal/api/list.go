@@ -1,0 +1,154 @@
+package api
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// list serves a collection GET: the stored bytes of every matching object
+// joined into a List (or a Table), without parsing any of them.
+func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error {
+	out, err := negotiate(r.Header.Get("Accept"), true)
+	if err != nil {
+		return err
+	}
+	p, err := parseListParams(r)
+	if err != nil {
+		return err
+	}
+	l, err := s.store.List(r.Context(), q.res.storeKey(), q.namespace, p.rv == "" && p.cont == nil)
+	if err != nil {
+		return availabilityErr(err)
+	}
+	rev, after := l.Rev, ""
+	if p.cont != nil {
+		if l.ModRev > p.cont.RV {
+			return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+		}
+		rev, after = p.cont.RV, p.cont.Start
+	}
+	var tw *tableWriter
+	if out.table {
+		tw = s.newTableWriter(q, out, r)
+	}
+	buf := getBuf()
+	defer putBuf(buf)
+	items, n, remaining := (*buf)[:0], int64(0), int64(0)
+	var last *kv.Object
+	l.Range(after, func(obj *kv.Object) bool {
+		if !p.sel.matches(obj) {
+			return true
+		}
+		if p.limit > 0 && n == p.limit {
+			remaining++
+			return true
+		}
+		if tw != nil {
+			items = tw.appendRow(items, obj, n > 0)
+		} else {
+			if n > 0 {
+				items = append(items, ',')
+			}
+			items = listItem(items, obj)
+		}
+		n++
+		last = obj
+		return true
+	})
+	*buf = items
+	cont := ""
+	if remaining > 0 {
+		cont = encodeContinue(rev, last, q.namespace)
+	}
+	var head []byte
+	if tw != nil {
+		head = tw.appendHeader(make([]byte, 0, 1024), rev, cont, remaining, true)
+	} else {
+		head = appendListHeader(make([]byte, 0, 128), q.res, rev, cont, remaining)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache, private")
+	w.Write(head)
+	w.Write(items)
+	w.Write([]byte("]}\n"))
+	return nil
+}
+
+func appendListHeader(b []byte, res *resource, rev uint64, cont string, remaining int64) []byte {
+	b = append(b, `{"kind":"`...)
+	b = append(b, res.Kind...)
+	b = append(b, `List","apiVersion":"`...)
+	b = append(b, res.groupVersion()...)
+	b = appendListMeta(append(b, `","metadata":`...), rev, cont, remaining)
+	return append(b, `,"items":[`...)
+}
+
+type listParams struct {
+	rv    string
+	limit int64
+	cont  *continueToken
+	sel   *selector
+}
+
+func parseListParams(r *http.Request) (*listParams, error) {
+	qv := r.URL.Query()
+	p := &listParams{}
+	var err error
+	if p.rv, err = parseRV(qv.Get("resourceVersion")); err != nil {
+		return nil, err
+	}
+	if qv.Get("sendInitialEvents") != "" {
+		return nil, apierrors.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "",
+			field.ErrorList{field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list")})
+	}
+	if ls := qv.Get("limit"); ls != "" {
+		if p.limit, err = strconv.ParseInt(ls, 10, 64); err != nil || p.limit < 0 {
+			return nil, badRequest("invalid limit %q", ls)
+		}
+	}
+	if c := qv.Get("continue"); c != "" {
+		if p.cont, err = decodeContinue(c); err != nil {
+			return nil, err
+		}
+	}
+	p.sel, err = parseSelector(qv)
+	return p, err
+}
+
+// continueToken is kube's continue format: base64 of
+// {"v":"meta.k8s.io/v1","rv":N,"start":"<key after the prefix>\u0000"}.
+type continueToken struct {
+	V     string `json:"v"`
+	RV    uint64 `json:"rv"`
+	Start string `json:"start"`
+}
+
+func encodeContinue(rev uint64, last *kv.Object, namespace string) string {
+	start := last.Key.Name
+	if namespace == "" && last.Key.Namespace != "" {
+		start = last.Key.Namespace + "/" + start
+	}
+	b, _ := json.Marshal(continueToken{V: "meta.k8s.io/v1", RV: rev, Start: start + "\x00"})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(s string) (*continueToken, error) {
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	var t continueToken
+	if err != nil || json.Unmarshal(b, &t) != nil || t.V != "meta.k8s.io/v1" || !strings.HasSuffix(t.Start, "\x00") {
+		return nil, badRequest("continue key is not valid: %q", s)
+	}
+	t.Start = strings.TrimSuffix(t.Start, "\x00")
+	return &t, nil
+}
+

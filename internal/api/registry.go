@@ -1,0 +1,127 @@
+package api
+
+import (
+	"reflect"
+
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// resource is one row of the registry: everything the generic handlers need
+// to serve a kind.
+type resource struct {
+	Group, Version, Resource, Singular, Kind string
+	Namespaced                               bool
+	ShortNames, Categories                   []string
+	// New returns an empty typed object and its list.
+	New, NewList func() runtime.Object
+	// Prepare applies the kind's server-side defaults on create, after the
+	// generic metadata (uid, timestamps) is set. Optional.
+	Prepare func(obj runtime.Object)
+	// HasGeneration: metadata.generation starts at 1 and is bumped when
+	// spec changes.
+	HasGeneration bool
+}
+
+// storeKey is the group-qualified plural used as the store's resource name.
+func (r *resource) storeKey() string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+// GroupVersion returns the group/version string ("v1", "apps/v1").
+func (r *resource) groupVersion() string {
+	return schema.GroupVersion{Group: r.Group, Version: r.Version}.String()
+}
+
+func (r *resource) gvk() schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+}
+
+func (r *resource) groupResource() schema.GroupResource {
+	return schema.GroupResource{Group: r.Group, Resource: r.Resource}
+}
+
+func (r *resource) goType() reflect.Type { return reflect.TypeOf(r.New()).Elem() }
+
+// verbs served for every resource.
+var servedVerbs = []string{"create", "delete", "get", "list", "update", "watch"}
+
+func newOf[T any, PT interface {
+	*T
+	runtime.Object
+}]() func() runtime.Object {
+	return func() runtime.Object { return PT(new(T)) }
+}
+
+// builtin returns the registry of built-in kinds litek8s serves.
+func builtin() []*resource {
+	return []*resource{
+		{Version: "v1", Resource: "namespaces", Singular: "namespace", Kind: "Namespace",
+			ShortNames: []string{"ns"}, New: newOf[corev1.Namespace](), NewList: newOf[corev1.NamespaceList](),
+			Prepare: prepareNamespace},
+		{Version: "v1", Resource: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
+			ShortNames: []string{"cm"}, New: newOf[corev1.ConfigMap](), NewList: newOf[corev1.ConfigMapList]()},
+		{Version: "v1", Resource: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
+			New: newOf[corev1.Secret](), NewList: newOf[corev1.SecretList](), Prepare: prepareSecret},
+		{Version: "v1", Resource: "services", Singular: "service", Kind: "Service", Namespaced: true,
+			ShortNames: []string{"svc"}, Categories: []string{"all"},
+			New: newOf[corev1.Service](), NewList: newOf[corev1.ServiceList](), Prepare: prepareService},
+		{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
+			ShortNames: []string{"po"}, Categories: []string{"all"}, HasGeneration: true,
+			New: newOf[corev1.Pod](), NewList: newOf[corev1.PodList](), Prepare: preparePod},
+		{Version: "v1", Resource: "nodes", Singular: "node", Kind: "Node",
+			ShortNames: []string{"no"}, New: newOf[corev1.Node](), NewList: newOf[corev1.NodeList]()},
+		{Version: "v1", Resource: "events", Singular: "event", Kind: "Event", Namespaced: true,
+			ShortNames: []string{"ev"}, New: newOf[corev1.Event](), NewList: newOf[corev1.EventList]()},
+		{Version: "v1", Resource: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
+			Namespaced: true, ShortNames: []string{"sa"},
+			New: newOf[corev1.ServiceAccount](), NewList: newOf[corev1.ServiceAccountList]()},
+		{Group: "apps", Version: "v1", Resource: "deployments", Singular: "deployment", Kind: "Deployment",
+			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"}, HasGeneration: true,
+			New: newOf[appsv1.Deployment](), NewList: newOf[appsv1.DeploymentList](), Prepare: prepareDeployment},
+		{Group: "apps", Version: "v1", Resource: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
+			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"}, HasGeneration: true,
+			New: newOf[appsv1.ReplicaSet](), NewList: newOf[appsv1.ReplicaSetList](), Prepare: prepareReplicaSet},
+		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Singular: "lease", Kind: "Lease",
+			Namespaced: true, New: newOf[coordinationv1.Lease](), NewList: newOf[coordinationv1.LeaseList]()},
+	}
+}
+
+// registry indexes the resources by group/version and plural.
+type registry struct {
+	all  []*resource
+	byGV map[string]map[string]*resource // groupVersion → plural → resource
+}
+
+func newRegistry(rs []*resource) *registry {
+	reg := &registry{all: rs, byGV: make(map[string]map[string]*resource)}
+	for _, r := range rs {
+		gv := r.groupVersion()
+		if reg.byGV[gv] == nil {
+			reg.byGV[gv] = make(map[string]*resource)
+		}
+		reg.byGV[gv][r.Resource] = r
+	}
+	return reg
+}
+
+func (reg *registry) lookup(groupVersion, plural string) *resource {
+	return reg.byGV[groupVersion][plural]
+}
+
+// scheme registers the served kinds' Go types (for decoding request bodies).
+func (reg *registry) scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme} {
+		if err := add(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}

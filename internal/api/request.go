@@ -1,0 +1,89 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// request is a parsed resource request.
+type request struct {
+	res                          *resource
+	namespace, name, subresource string
+	collection                   bool // no name: list, watch, create
+}
+
+func (q *request) key() kv.Key {
+	return kv.Key{Resource: q.res.storeKey(), Namespace: q.namespace, Name: q.name}
+}
+
+// parseRequest resolves /api/v1/… and /apis/{group}/{version}/… paths.
+func (s *Server) parseRequest(r *http.Request) (*request, error) {
+	gv, rest := "v1", strings.TrimPrefix(r.URL.Path, "/api/v1/")
+	if g := r.PathValue("group"); g != "" {
+		v := r.PathValue("version")
+		gv = g + "/" + v
+		rest = strings.TrimPrefix(r.URL.Path, "/apis/"+g+"/"+v+"/")
+	}
+	segs := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+	q := &request{}
+	if len(segs) >= 3 && segs[0] == "namespaces" && !isNamespaceSubresource(segs) {
+		q.namespace, segs = segs[1], segs[2:]
+	}
+	if len(segs) == 0 || len(segs) > 3 || segs[0] == "" {
+		return nil, errNotFoundResource
+	}
+	q.res = s.reg.lookup(gv, segs[0])
+	if q.res == nil {
+		return nil, errNotFoundResource
+	}
+	switch len(segs) {
+	case 1:
+		q.collection = true
+	case 2:
+		q.name = segs[1]
+	case 3:
+		q.name, q.subresource = segs[1], segs[2]
+	}
+	if q.namespace != "" && !q.res.Namespaced {
+		return nil, errNotFoundResource
+	}
+	if q.name == "" && !q.collection {
+		return nil, errNotFoundResource
+	}
+	return q, nil
+}
+
+// isNamespaceSubresource tells /api/v1/namespaces/{name}/{sub} (a
+// namespace's own subresource) from a namespaced collection.
+func isNamespaceSubresource(segs []string) bool {
+	return len(segs) == 3 && (segs[2] == "status" || segs[2] == "finalize")
+}
+
+// serveResource dispatches a resource request by method.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.parseRequest(r)
+	if err != nil {
+		return err
+	}
+	if q.subresource != "" {
+		return errNotFoundResource // no subresources are served yet
+	}
+	watch := r.URL.Query().Get("watch")
+	switch {
+	case r.Method == http.MethodGet && q.collection && (watch == "true" || watch == "1"):
+		return s.watch(w, r, q)
+	case r.Method == http.MethodGet && q.collection:
+		return s.list(w, r, q)
+	case r.Method == http.MethodGet:
+		return s.get(w, r, q)
+	case r.Method == http.MethodPost && q.collection:
+		return s.create(w, r, q)
+	case r.Method == http.MethodPut && !q.collection:
+		return s.update(w, r, q)
+	case r.Method == http.MethodDelete && !q.collection:
+		return s.delete(w, r, q)
+	}
+	return errMethodNotAllowed
+}

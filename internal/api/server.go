@@ -1,0 +1,124 @@
+package api
+
+import (
+	"crypto/subtle"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Config configures a Server. Start from DefaultConfig.
+type Config struct {
+	// Token is the bearer token every API request must carry.
+	Token string
+	// Internal serves /internal/ (the store's endpoints between members;
+	// they authenticate themselves). Optional.
+	Internal http.Handler
+	// PeerTransport reaches other members' APIs (write forwarding); it must
+	// trust their serving certificates.
+	PeerTransport http.RoundTripper
+	// LeaderWait bounds how long a write waits for a leader to be known.
+	LeaderWait time.Duration
+	// Now is the clock (Table ages, creation timestamps).
+	Now func() time.Time
+	// GitVersion is reported by /version.
+	GitVersion string
+	Logger     *slog.Logger
+}
+
+// DefaultConfig returns a Config with the defaults filled in.
+func DefaultConfig() Config {
+	return Config{LeaderWait: 5 * time.Second, Now: time.Now, GitVersion: "v1.37.2-litek8s", Logger: slog.Default()}
+}
+
+// Validate reports the first invalid setting.
+func (c *Config) Validate() error {
+	switch {
+	case c.Token == "":
+		return errors.New("api: Token is required")
+	case c.Now == nil || c.Logger == nil:
+		return errors.New("api: Now and Logger are required")
+	case c.LeaderWait <= 0:
+		return errors.New("api: LeaderWait must be positive")
+	}
+	return nil
+}
+
+// Server is the Kubernetes API of one member.
+type Server struct {
+	cfg     Config
+	store   Store
+	log     *slog.Logger
+	reg     *registry
+	codecs  *codecs
+	scheme  *runtime.Scheme
+	handler http.Handler
+	fwd     *forwarder
+}
+
+// New builds the API server over store.
+func New(cfg Config, store Store) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, store: store, log: cfg.Logger, reg: newRegistry(builtin())}
+	var err error
+	if s.scheme, err = s.reg.scheme(); err != nil {
+		return nil, err
+	}
+	s.codecs = newCodecs(s.scheme)
+	s.fwd = newForwarder(store, cfg.PeerTransport, cfg.LeaderWait)
+	mux := http.NewServeMux()
+	if err := s.routes(mux); err != nil {
+		return nil, err
+	}
+	s.handler = s.authenticate(mux)
+	return s, nil
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+func (s *Server) routes(mux *http.ServeMux) error {
+	mux.HandleFunc("GET /version", s.serveVersion)
+	for _, p := range []string{"/healthz", "/livez"} {
+		mux.HandleFunc("GET "+p, serveOK)
+	}
+	mux.HandleFunc("GET /readyz", s.serveReady)
+	if s.cfg.Internal != nil {
+		mux.Handle("/internal/", s.cfg.Internal)
+	}
+	if err := s.registerDiscovery(mux); err != nil {
+		return err
+	}
+	res := s.adapt(s.serveResource)
+	mux.Handle("/api/v1/", res)
+	mux.Handle("/apis/{group}/{version}/", res)
+	return nil
+}
+
+// anonymous paths need no token.
+func anonymous(path string) bool {
+	switch path {
+	case "/version", "/healthz", "/livez", "/readyz":
+		return true
+	}
+	return strings.HasPrefix(path, "/internal/")
+}
+
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !anonymous(r.URL.Path) {
+			tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.cfg.Token)) != 1 {
+				s.writeError(w, r, errUnauthorized)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,30 @@
+package member
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+)
+
+// writeKubeconfig writes an admin kubeconfig for server to path.
+func writeKubeconfig(path, server string, s secrets) error {
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: litek8s
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: admin
+  user:
+    token: %s
+contexts:
+- name: litek8s
+  context:
+    cluster: litek8s
+    user: admin
+current-context: litek8s
+`, server, base64.StdEncoding.EncodeToString(s.CACert), s.Token)
+	return os.WriteFile(path, []byte(cfg), 0o600)
+}

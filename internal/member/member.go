@@ -1,0 +1,244 @@
+package member
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/kv"
+	"github.com/litek8s/litek8s/internal/raftstore"
+)
+
+// Config configures one member. Start from DefaultConfig.
+type Config struct {
+	ID      string
+	DataDir string
+	// APIAddr is where the HTTPS API listens ("127.0.0.1:0" picks a port);
+	// APIAdvertise, when set, is the host:port peers and clients use.
+	APIAddr, APIAdvertise string
+	// Hostnames are extra DNS names (and IPs) for the serving certificate.
+	Hostnames []string
+	// Join is the API URL of any member of an existing cluster; empty
+	// bootstraps a new cluster on first start.
+	Join string
+	// JoinToken authenticates the join (the cluster's admin token for now).
+	JoinToken string
+	// Store configures Raft; its ID, DataDir, APIURL, Bootstrap, Derive,
+	// Peer, InternalToken and JoinSecrets are filled in by Start.
+	Store  raftstore.Config
+	Logger *slog.Logger
+}
+
+// DefaultConfig returns the configuration of `node` with no flags.
+func DefaultConfig() Config {
+	return Config{ID: "node-1", DataDir: "data", APIAddr: "127.0.0.1:6443",
+		Store: raftstore.DefaultConfig(), Logger: slog.Default()}
+}
+
+// Validate reports the first invalid setting.
+func (c *Config) Validate() error {
+	switch {
+	case c.ID == "" || c.DataDir == "" || c.APIAddr == "":
+		return errors.New("member: ID, DataDir and APIAddr are required")
+	case c.Join != "" && c.JoinToken == "":
+		return errors.New("member: joining needs the cluster's join token")
+	case c.Logger == nil:
+		return errors.New("member: Logger is required")
+	}
+	return nil
+}
+
+// Member is one running member.
+type Member struct {
+	cfg        Config
+	log        *slog.Logger
+	store      *raftstore.Store
+	api        *api.Server
+	srv        *http.Server
+	ln         net.Listener
+	url        string
+	kubeconfig string
+	cancel     context.CancelFunc
+	wg         sync.WaitGroup
+}
+
+var _ api.Store = (*raftstore.Store)(nil)
+
+// Start brings the member up: secrets, store, API, join.
+func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m := &Member{cfg: cfg, log: cfg.Logger.With("member", cfg.ID)}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("member: data dir: %w", err)
+	}
+	_, statErr := os.Stat(filepath.Join(cfg.DataDir, "raft.db"))
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	sec, err := m.secrets(ctx, fresh)
+	if err != nil {
+		return nil, err
+	}
+	if m.ln, err = net.Listen("tcp", cfg.APIAddr); err != nil {
+		return nil, fmt.Errorf("member: API listener: %w", err)
+	}
+	adv := cfg.APIAdvertise
+	if adv == "" {
+		adv = m.ln.Addr().String()
+	}
+	m.url = "https://" + adv
+	pool, err := sec.caPool()
+	if err != nil {
+		return nil, err
+	}
+	peerTransport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true,
+		MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}
+	if err := m.openStore(sec, peerTransport, fresh && cfg.Join == ""); err != nil {
+		return nil, err
+	}
+	if err := m.startAPI(sec, adv, peerTransport); err != nil {
+		return nil, err
+	}
+	if fresh && cfg.Join != "" {
+		if err := m.store.Join(ctx, cfg.Join); err != nil {
+			return nil, err
+		}
+	}
+	bctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	m.wg.Add(1)
+	go func() { defer m.wg.Done(); m.bootstrapNamespaces(bctx) }()
+	return m, nil
+}
+
+// secrets loads the member's secrets, creating them on a first bootstrap or
+// fetching them from the cluster on a first join.
+func (m *Member) secrets(ctx context.Context, fresh bool) (secrets, error) {
+	sec, ok, err := loadSecrets(m.cfg.DataDir)
+	if err != nil || ok {
+		return sec, err
+	}
+	if m.cfg.Join == "" {
+		if !fresh {
+			return sec, errors.New("member: data dir has Raft state but no tls/ secrets")
+		}
+		sec, err = newSecrets()
+	} else {
+		sec, err = fetchSecrets(ctx, m.cfg.Join, m.cfg.JoinToken)
+	}
+	if err != nil {
+		return sec, err
+	}
+	return sec, sec.save(m.cfg.DataDir)
+}
+
+func (m *Member) openStore(sec secrets, rt http.RoundTripper, bootstrap bool) error {
+	sc := m.cfg.Store
+	sc.ID, sc.DataDir, sc.APIURL, sc.Bootstrap = m.cfg.ID, m.cfg.DataDir, m.url, bootstrap
+	sc.Derive = api.Derive
+	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
+	sc.InternalToken = sec.Token
+	sc.JoinSecrets = sec.marshal
+	sc.Logger = m.log
+	var err error
+	m.store, err = raftstore.Open(sc)
+	return err
+}
+
+func (m *Member) startAPI(sec secrets, adv string, rt http.RoundTripper) error {
+	ac := api.DefaultConfig()
+	ac.Token, ac.Internal, ac.PeerTransport, ac.Logger = sec.Token, m.store.InternalHandler(), rt, m.log
+	var err error
+	if m.api, err = api.New(ac, m.store); err != nil {
+		return err
+	}
+	cert, err := sec.servingCert(certIPs(adv, m.cfg.Hostnames), certNames(m.cfg.Hostnames))
+	if err != nil {
+		return err
+	}
+	m.kubeconfig = filepath.Join(m.cfg.DataDir, "kubeconfig")
+	if err := writeKubeconfig(m.kubeconfig, m.url, sec); err != nil {
+		return fmt.Errorf("member: write kubeconfig: %w", err)
+	}
+	m.srv = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}},
+		ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
+	ln := tls.NewListener(m.ln, m.srv.TLSConfig)
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.log.Error("API server stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// bootstrapNamespaces makes the leader create default, kube-system and
+// kube-public once; followers leave it to whoever leads.
+func (m *Member) bootstrapNamespaces(ctx context.Context) {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if _, self, ok := m.store.Leader(); ok {
+			if !self {
+				return
+			}
+			err := m.api.EnsureNamespaces(ctx, "default", "kube-system", "kube-public")
+			if err == nil {
+				return
+			}
+			if !errors.Is(err, kv.ErrNotLeader) && ctx.Err() == nil {
+				m.log.Warn("creating default namespaces", "err", err)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// URL returns the member's API URL.
+func (m *Member) URL() string { return m.url }
+
+// Kubeconfig returns the path of the member's admin kubeconfig.
+func (m *Member) Kubeconfig() string { return m.kubeconfig }
+
+// Store returns the member's store (for status and tests).
+func (m *Member) Store() *raftstore.Store { return m.store }
+
+// Close stops the API (ending watches), then the store.
+func (m *Member) Close() error {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		m.srv.Shutdown(ctx)
+		cancel()
+		m.srv.Close()
+	} else if m.ln != nil {
+		m.ln.Close()
+	}
+	m.wg.Wait()
+	if m.store != nil {
+		return m.store.Close()
+	}
+	return nil
+}

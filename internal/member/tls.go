@@ -1,0 +1,135 @@
+package member
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// secrets is what every member of a cluster shares: the cluster CA and the
+// admin token. A joining member receives them from the cluster.
+type secrets struct {
+	CACert []byte `json:"caCert"` // PEM
+	CAKey  []byte `json:"caKey"`  // PEM
+	Token  string `json:"token"`
+}
+
+func tlsDir(dataDir string) string { return filepath.Join(dataDir, "tls") }
+
+// loadSecrets reads the shared secrets from dataDir; ok is false when the
+// member has none yet.
+func loadSecrets(dataDir string) (s secrets, ok bool, err error) {
+	dir := tlsDir(dataDir)
+	if s.CACert, err = os.ReadFile(filepath.Join(dir, "ca.crt")); errors.Is(err, os.ErrNotExist) {
+		return s, false, nil
+	} else if err != nil {
+		return s, false, err
+	}
+	if s.CAKey, err = os.ReadFile(filepath.Join(dir, "ca.key")); err != nil {
+		return s, false, err
+	}
+	tok, err := os.ReadFile(filepath.Join(dir, "admin-token"))
+	if err != nil {
+		return s, false, err
+	}
+	s.Token = string(tok)
+	return s, true, nil
+}
+
+func (s secrets) save(dataDir string) error {
+	dir := tlsDir(dataDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{"ca.crt": s.CACert, "ca.key": s.CAKey, "admin-token": []byte(s.Token)} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s secrets) marshal() ([]byte, error) { return json.Marshal(s) }
+
+// newSecrets creates a cluster CA and an admin token.
+func newSecrets() (secrets, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return secrets{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: "litek8s-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(10, 0, 0),
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return secrets{}, err
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return secrets{}, err
+	}
+	tok := make([]byte, 24)
+	rand.Read(tok)
+	return secrets{
+		CACert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		CAKey:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}),
+		Token:  hex.EncodeToString(tok),
+	}, nil
+}
+
+// servingCert issues a serving certificate signed by the cluster CA for
+// the given IPs and DNS names.
+func (s secrets) servingCert(ips []net.IP, names []string) (tls.Certificate, error) {
+	ca, err := tls.X509KeyPair(s.CACert, s.CAKey)
+	if err != nil {
+		return tls.Certificate{}, fmt.Errorf("member: cluster CA: %w", err)
+	}
+	caCert, err := x509.ParseCertificate(ca.Certificate[0])
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: "litek8s-member"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(1, 0, 0),
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		IPAddresses: ips, DNSNames: names,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, ca.PrivateKey)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+func (s secrets) caPool() (*x509.CertPool, error) {
+	p := x509.NewCertPool()
+	if !p.AppendCertsFromPEM(s.CACert) {
+		return nil, errors.New("member: bad cluster CA certificate")
+	}
+	return p, nil
+}
+
+func serial() *big.Int {
+	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	return n
+}
