@@ -28,7 +28,7 @@ var (
 		"the server could not find the requested resource", &metav1.StatusDetails{})
 	errMethodNotAllowed = statusErr(http.StatusMethodNotAllowed, metav1.StatusReasonMethodNotAllowed,
 		"the server does not allow this method on the requested resource", &metav1.StatusDetails{})
-	errUnauthorized = statusErr(http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized", nil)
+	errUnauthorized         = statusErr(http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized", nil)
 	errUnsupportedMediaType = statusErr(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 		"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf", nil)
 	errNotAcceptable = statusErr(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,

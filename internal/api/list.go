@@ -151,4 +151,3 @@ func decodeContinue(s string) (*continueToken, error) {
 	t.Start = strings.TrimSuffix(t.Start, "\x00")
 	return &t, nil
 }
-

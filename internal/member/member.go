@@ -176,7 +176,7 @@ func (m *Member) startAPI(sec secrets, adv string, rt http.RoundTripper) error {
 	}
 	m.srv = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}},
-		ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
+		ErrorLog:  slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
 	ln := tls.NewListener(m.ln, m.srv.TLSConfig)
 	m.wg.Add(1)
 	go func() {
