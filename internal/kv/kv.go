@@ -26,9 +26,12 @@ func (k Key) Less(o Key) bool {
 	return k.Name < o.Name
 }
 
-// Cell is one precomputed Table cell. JSON holds the encoded value; when JSON
+// Cell is one precomputed Table cell. JSON holds the encoded value. When JSON
 // is nil the cell depends on the clock and is rendered at request time as the
-// human duration since Since (or "<unknown>" when Since is zero).
+// human duration since Since (or "<unknown>" when Since is zero). When JSON
+// is a string and Since is set, " (<duration> ago)" is appended inside the
+// string at request time (a pod's "5 (3m ago)" restarts). Render cells with
+// table.AppendCells.
 type Cell struct {
 	JSON  []byte
 	Since time.Time

@@ -1,0 +1,149 @@
+package table
+
+import (
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// object holds what the printers read of one object, found in one pass over
+// its top level and one over its metadata: a gjson Get from the top would
+// skip metadata (and its managedFields) again for every field.
+type object struct {
+	name     string
+	created  time.Time    // metadata.creationTimestamp
+	deleting bool         // metadata.deletionTimestamp is set
+	labels   gjson.Result // metadata.labels
+
+	spec, status gjson.Result
+
+	typ              gjson.Result // Secret and Event type
+	data, binaryData gjson.Result // ConfigMap, Secret
+	event            eventMembers // the other top-level members of an Event
+}
+
+// eventMembers are the top-level members of a core/v1 Event.
+type eventMembers struct {
+	involvedObject, reason, message, source, count, series gjson.Result
+	firstTimestamp, lastTimestamp, eventTime               gjson.Result
+	reportingComponent, reportingInstance                  gjson.Result
+}
+
+func readObject(doc gjson.Result) *object {
+	o := &object{}
+	forEachMember(doc, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "metadata":
+			o.readMeta(v)
+		case "spec":
+			o.spec = v
+		case "status":
+			o.status = v
+		case "type":
+			o.typ = v
+		case "data":
+			o.data = v
+		case "binaryData":
+			o.binaryData = v
+		default:
+			o.event.set(k.Str, v)
+		}
+		return true
+	})
+	return o
+}
+
+func (o *object) readMeta(meta gjson.Result) {
+	forEachMember(meta, func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "name":
+			o.name = v.String()
+		case "creationTimestamp":
+			o.created = parseTime(v)
+		case "deletionTimestamp":
+			o.deleting = v.Type == gjson.String
+		case "labels":
+			o.labels = v
+		}
+		return true
+	})
+}
+
+func (e *eventMembers) set(key string, v gjson.Result) {
+	switch key {
+	case "involvedObject":
+		e.involvedObject = v
+	case "reason":
+		e.reason = v
+	case "message":
+		e.message = v
+	case "source":
+		e.source = v
+	case "count":
+		e.count = v
+	case "series":
+		e.series = v
+	case "firstTimestamp":
+		e.firstTimestamp = v
+	case "lastTimestamp":
+		e.lastTimestamp = v
+	case "eventTime":
+		e.eventTime = v
+	case "reportingComponent":
+		e.reportingComponent = v
+	case "reportingInstance":
+		e.reportingInstance = v
+	}
+}
+
+// forEachMember calls fn for each member of a JSON object (and for nothing
+// else: gjson's ForEach would pass a scalar itself).
+func forEachMember(obj gjson.Result, fn func(k, v gjson.Result) bool) {
+	if obj.IsObject() {
+		obj.ForEach(fn)
+	}
+}
+
+// forEachElem calls fn for each element of a JSON array.
+func forEachElem(arr gjson.Result, fn func(v gjson.Result) bool) {
+	if arr.IsArray() {
+		arr.ForEach(func(_, v gjson.Result) bool { return fn(v) })
+	}
+}
+
+// parseTime decodes a metav1.Time or MicroTime; null, absent or invalid
+// values give the zero time (rendered "<unknown>").
+func parseTime(r gjson.Result) time.Time {
+	if r.Type != gjson.String {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, r.Str)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// countMembers returns the number of members of a JSON object.
+func countMembers(obj gjson.Result) int64 {
+	var n int64
+	forEachMember(obj, func(_, _ gjson.Result) bool { n++; return true })
+	return n
+}
+
+// countElems returns the number of elements of a JSON array.
+func countElems(arr gjson.Result) int64 {
+	var n int64
+	forEachElem(arr, func(gjson.Result) bool { n++; return true })
+	return n
+}
+
+// stringArray returns the elements of a JSON array as strings.
+func stringArray(arr gjson.Result) []string {
+	var out []string
+	forEachElem(arr, func(v gjson.Result) bool {
+		out = append(out, v.String())
+		return true
+	})
+	return out
+}

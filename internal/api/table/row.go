@@ -1,0 +1,123 @@
+package table
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// maxCells bounds the columns of a printer, so that a rowWriter keeps its
+// cell offsets in a fixed array: building a row allocates only the cells
+// and the one buffer their JSON shares.
+const maxCells = 12
+
+// rowWriter builds the cells of one row. Cell JSON is appended to buf and
+// sliced out by done, once buf no longer moves.
+type rowWriter struct {
+	buf   []byte
+	cells []kv.Cell
+	ends  [maxCells]int // ends[i] is the end of cell i's JSON in buf
+	start int           // start of the cell being written
+}
+
+func newRowWriter(columns int) rowWriter {
+	return rowWriter{
+		buf:   make([]byte, 0, 16*columns+64),
+		cells: make([]kv.Cell, 0, columns),
+	}
+}
+
+// str writes a string cell.
+func (w *rowWriter) str(s string) {
+	w.begin()
+	w.text(s)
+	w.end()
+}
+
+// strOr writes s, or def when s is empty.
+func (w *rowWriter) strOr(s, def string) {
+	if s == "" {
+		s = def
+	}
+	w.str(s)
+}
+
+// num writes a number cell.
+func (w *rowWriter) num(n int64) {
+	w.start = len(w.buf)
+	w.buf = strconv.AppendInt(w.buf, n, 10)
+	w.add(time.Time{})
+}
+
+// age writes a clock cell: the age of t, rendered by AppendCells.
+func (w *rowWriter) age(t time.Time) {
+	w.start = len(w.buf)
+	w.add(t)
+}
+
+// ratio writes a string cell "a/b".
+func (w *rowWriter) ratio(a, b int64) {
+	w.begin()
+	w.buf = strconv.AppendInt(w.buf, a, 10)
+	w.buf = append(w.buf, '/')
+	w.buf = strconv.AppendInt(w.buf, b, 10)
+	w.end()
+}
+
+// begin starts a string cell whose contents are appended with text.
+func (w *rowWriter) begin() {
+	w.start = len(w.buf)
+	w.buf = append(w.buf, '"')
+}
+
+// text appends s, escaped, to the string cell being written.
+func (w *rowWriter) text(s string) { w.buf = appendEscaped(w.buf, s) }
+
+// blank reports whether the string cell being written is still empty.
+func (w *rowWriter) blank() bool { return len(w.buf) == w.start+1 }
+
+// end finishes the string cell being written.
+func (w *rowWriter) end() { w.endSince(time.Time{}) }
+
+// endSince finishes the string cell being written; a non-zero t makes
+// AppendCells add " (<age of t> ago)" to it.
+func (w *rowWriter) endSince(t time.Time) {
+	w.buf = append(w.buf, '"')
+	w.add(t)
+}
+
+func (w *rowWriter) add(since time.Time) {
+	w.ends[len(w.cells)] = len(w.buf)
+	w.cells = append(w.cells, kv.Cell{Since: since})
+}
+
+// done returns the cells; clock cells keep a nil JSON.
+func (w *rowWriter) done() []kv.Cell {
+	start := 0
+	for i := range w.cells {
+		if end := w.ends[i]; end > start {
+			w.cells[i].JSON = w.buf[start:end:end]
+			start = end
+		}
+	}
+	return w.cells
+}
+
+// joinField writes a string cell joining field of every element of arr
+// with ",", as kube's layoutContainerCells does.
+func (w *rowWriter) joinField(arr gjson.Result, field string) {
+	w.begin()
+	first := true
+	forEachElem(arr, func(v gjson.Result) bool {
+		if !first {
+			w.buf = append(w.buf, ',')
+		}
+		first = false
+		w.text(v.Get(field).String())
+		return true
+	})
+	w.end()
+}

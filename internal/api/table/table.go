@@ -1,0 +1,100 @@
+package table
+
+import (
+	"strconv"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// Column is one Table column definition, as kube-apiserver sends it.
+// Priority 1 marks a column kubectl shows only with -o wide.
+type Column struct {
+	Name, Type, Format, Description string
+	Priority                        int
+}
+
+// Printer computes and renders the Table rows of one resource. A Printer is
+// immutable: Columns must not be modified.
+type Printer struct {
+	Columns []Column
+
+	cells cellsFunc // fills one row, in column order
+	defs  []byte    // the encoded column definitions
+}
+
+// cellsFunc writes the cells of one object, in column order.
+type cellsFunc func(o *object, w *rowWriter)
+
+// printers is the registry, keyed by group-qualified plural. It is built at
+// package initialisation and never written afterwards.
+var printers = map[string]*Printer{
+	"namespaces":                 newPrinter(namespaceColumns, namespaceCells),
+	"configmaps":                 newPrinter(configMapColumns, configMapCells),
+	"secrets":                    newPrinter(secretColumns, secretCells),
+	"serviceaccounts":            newPrinter(serviceAccountColumns, serviceAccountCells),
+	"services":                   newPrinter(serviceColumns, serviceCells),
+	"pods":                       newPrinter(podColumns, podCells),
+	"nodes":                      newPrinter(nodeColumns, nodeCells),
+	"events":                     newPrinter(eventColumns, eventCells),
+	"deployments.apps":           newPrinter(deploymentColumns, deploymentCells),
+	"replicasets.apps":           newPrinter(replicaSetColumns, replicaSetCells),
+	"leases.coordination.k8s.io": newPrinter(leaseColumns, leaseCells),
+}
+
+// defaultPrinter mirrors the apiserver's default table convertor.
+var defaultPrinter = newPrinter(defaultColumns, defaultCells)
+
+// Lookup returns the printer for a group-qualified plural ("pods",
+// "deployments.apps"), or the default one (Name, Created At) when the
+// resource has no printer of its own.
+func Lookup(groupResource string) *Printer {
+	if p, ok := printers[groupResource]; ok {
+		return p
+	}
+	return defaultPrinter
+}
+
+func newPrinter(columns []Column, cells cellsFunc) *Printer {
+	if len(columns) > maxCells {
+		panic("table: too many columns")
+	}
+	return &Printer{Columns: columns, cells: cells, defs: encodeColumns(columns)}
+}
+
+// Cells computes the cells of one stored object from its raw JSON, in column
+// order. Clock-dependent cells (ages) are left for AppendCells to render.
+// It is meant to run once per write; the result is immutable.
+func (p *Printer) Cells(raw []byte) []kv.Cell {
+	w := newRowWriter(len(p.Columns))
+	p.cells(readObject(gjson.ParseBytes(raw)), &w)
+	return w.done()
+}
+
+// AppendColumnDefinitions appends the JSON array of the column definitions,
+// each with all five keys, as kube-apiserver encodes them.
+func (p *Printer) AppendColumnDefinitions(dst []byte) []byte {
+	return append(dst, p.defs...)
+}
+
+func encodeColumns(columns []Column) []byte {
+	b := []byte{'['}
+	for i, c := range columns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, c.Name)
+		b = append(b, `,"type":`...)
+		b = appendString(b, c.Type)
+		b = append(b, `,"format":`...)
+		b = appendString(b, c.Format)
+		b = append(b, `,"description":`...)
+		b = appendString(b, c.Description)
+		b = append(b, `,"priority":`...)
+		b = strconv.AppendInt(b, int64(c.Priority), 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
