@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 
@@ -23,7 +24,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, q *request) erro
 	if done, err := s.forward(w, r); done {
 		return err
 	}
-	opts, err := parseDeleteOptions(r)
+	opts, err := s.parseDeleteOptions(r)
 	if err != nil {
 		return err
 	}
@@ -85,14 +86,24 @@ func (s *Server) checkDeletePreconditions(ctx context.Context, q *request, wr *k
 
 // parseDeleteOptions reads DeleteOptions from the body, or else from the
 // query (dryRun).
-func parseDeleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
+func (s *Server) parseDeleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	opts := &metav1.DeleteOptions{}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
 	if err != nil {
 		return nil, badRequest("reading the request body: %v", err)
 	}
 	if len(body) > 0 {
-		if err := json.Unmarshal(body, opts); err != nil {
+		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		switch mt {
+		case "application/vnd.kubernetes.protobuf":
+			gvk := schema.GroupVersionKind{Version: "v1", Kind: "DeleteOptions"}
+			_, _, err = s.codecs.proto.Decode(body, &gvk, opts)
+		case "application/json", "":
+			err = json.Unmarshal(body, opts)
+		default:
+			return nil, errUnsupportedMediaType
+		}
+		if err != nil {
 			return nil, badRequest("the body of the request is not a valid DeleteOptions: %v", err)
 		}
 	} else {

@@ -48,6 +48,10 @@ type Config struct {
 	// membership (opaque to the store: the cluster's TLS material, tokens).
 	JoinSecrets func() ([]byte, error)
 
+	// RaftLogLevel is hashicorp/raft's own log level (trace, debug, info,
+	// warn, error, off); its lines go to Logger.
+	RaftLogLevel string
+
 	Logger *slog.Logger
 }
 
@@ -67,6 +71,7 @@ func DefaultConfig() Config {
 		TrailingLogs:       10240,
 		SnapshotInterval:   30 * time.Second,
 		ApplyTimeout:       10 * time.Second,
+		RaftLogLevel:       "warn",
 		Logger:             slog.Default(),
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,7 +65,8 @@ func Open(cfg Config) (*Store, error) {
 }
 
 func (s *Store) openRaft() error {
-	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.Warn, Output: os.Stderr})
+	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.LevelFromString(s.cfg.RaftLogLevel),
+		Output: slogWriter{s.log}})
 	bolt, err := raftboltdb.New(raftboltdb.Options{
 		Path: filepath.Join(s.cfg.DataDir, "raft.db"),
 		BoltOptions: &bbolt.Options{Timeout: 5 * time.Second, NoFreelistSync: true,
@@ -145,6 +147,9 @@ func (s *Store) Close() error {
 
 func (s *Store) closeRaftParts() {
 	if s.trans != nil {
+		// Close drops neither pooled connections nor the peers' handlers
+		// reading them: release the pool so no goroutine is left behind.
+		s.trans.CloseStreams()
 		s.trans.Close()
 	}
 	if s.bolt != nil {
@@ -200,4 +205,12 @@ func mapRaftError(err error) error {
 		return kv.ErrClosed
 	}
 	return fmt.Errorf("raftstore: %w", err)
+}
+
+// slogWriter forwards hashicorp/raft's log lines to the member's logger.
+type slogWriter struct{ log *slog.Logger }
+
+func (w slogWriter) Write(p []byte) (int, error) {
+	w.log.Warn(strings.TrimSpace(string(p)), "component", "raft")
+	return len(p), nil
 }

@@ -1,0 +1,152 @@
+package member
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A write sent to a follower is forwarded to the leader and readable on
+// every member right after it is acknowledged.
+func TestWriteOnFollowerReadableEverywhere(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	ctx := t.Context()
+	f := c.follower()
+	created, err := c.clients[f].CoreV1().ConfigMaps("default").Create(ctx, configMap("via-follower", map[string]string{"a": "1"}), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create on follower %d: %v", f, err)
+	}
+	for i := range c.members {
+		got, err := c.clients[i].CoreV1().ConfigMaps("default").Get(ctx, "via-follower", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("member %d: %v", i, err)
+		}
+		if got.ResourceVersion != created.ResourceVersion || got.UID != created.UID || got.Data["a"] != "1" {
+			t.Fatalf("member %d has %s/%s %v, want %s/%s", i, got.ResourceVersion, got.UID, got.Data, created.ResourceVersion, created.UID)
+		}
+	}
+	// Updates and deletes through a follower too.
+	created.Data["a"] = "2"
+	if _, err := c.clients[f].CoreV1().ConfigMaps("default").Update(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("update on follower: %v", err)
+	}
+	if err := c.clients[f].CoreV1().ConfigMaps("default").Delete(ctx, "via-follower", metav1.DeleteOptions{}); err != nil {
+		t.Fatalf("delete on follower: %v", err)
+	}
+	for i := range c.members {
+		if _, err := c.clients[i].CoreV1().ConfigMaps("default").Get(ctx, "via-follower", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("member %d after delete: %v", i, err)
+		}
+	}
+	c.sameObjects(ctx)
+}
+
+// A consistent read on a follower right after a write on the leader sees
+// the write, every time (read-index).
+func TestConsistentReadOnFollowerAfterLeaderWrite(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	ctx := t.Context()
+	l := c.leader()
+	for n := range 50 {
+		f := (l + 1 + n%2) % 3
+		name := "rw-" + strconv.Itoa(n)
+		cm, err := c.clients[l].CoreV1().ConfigMaps("default").Create(ctx, configMap(name, nil), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.clients[f].CoreV1().ConfigMaps("default").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("write %d: follower %d does not see it: %v", n, f, err)
+		}
+		if got.ResourceVersion != cm.ResourceVersion {
+			t.Fatalf("follower %d: rv %s, want %s", f, got.ResourceVersion, cm.ResourceVersion)
+		}
+		l2, err := c.clients[f].CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l2.Items) != n+1 {
+			t.Fatalf("follower %d lists %d items after %d writes", f, len(l2.Items), n+1)
+		}
+	}
+	c.sameObjects(ctx)
+}
+
+// The leader stops; a new leader is elected and writes continue; the old
+// leader restarts from its data dir and catches up.
+func TestLeaderFailoverAndRestart(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	ctx := t.Context()
+	old := c.leader()
+	for i := range 10 {
+		if _, err := c.clients[old].CoreV1().ConfigMaps("default").Create(ctx, configMap(fmt.Sprintf("before-%d", i), nil), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.stop(old)
+	nl := c.leader()
+	if nl == old {
+		t.Fatal("stopped member still leads")
+	}
+	for i := range 10 {
+		via := (old + 1 + i%2) % 3 // through the new leader and the other follower
+		if err := createWithRetry(t, c, via, fmt.Sprintf("after-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.start(old)
+	want := c.sameObjects(ctx)
+	if len(want) != 20 {
+		t.Fatalf("want 20 configmaps on every member, got %d: %v", len(want), want)
+	}
+}
+
+// A member down while the leader compacts its log catches up through a
+// snapshot install when it restarts.
+func TestRestartedMemberCatchesUpThroughSnapshot(t *testing.T) {
+	c := newTestCluster(t, 3, func(cfg *Config) {
+		cfg.Store.SnapshotThreshold = 16
+		cfg.Store.TrailingLogs = 4
+	})
+	ctx := t.Context()
+	down := c.follower()
+	c.stop(down)
+	l := c.leader()
+	for i := range 60 {
+		if _, err := c.clients[l].CoreV1().ConfigMaps("default").Create(ctx, configMap(fmt.Sprintf("cm-%02d", i), map[string]string{"i": strconv.Itoa(i)}), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.members[l].Store().Snapshot(); err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
+	c.start(down)
+	want := c.sameObjects(ctx)
+	if len(want) != 60 {
+		t.Fatalf("want 60 configmaps, got %d", len(want))
+	}
+	stats := c.members[down].Store().Stats()
+	if stats["last_snapshot_index"] == "0" {
+		t.Fatalf("restarted member caught up without a snapshot install: %v", stats)
+	}
+}
+
+func createWithRetry(t *testing.T, c *testCluster, i int, name string) error {
+	t.Helper()
+	var err error
+	for range 50 {
+		_, err = c.clients[i].CoreV1().ConfigMaps("default").Create(t.Context(), configMap(name, nil), metav1.CreateOptions{})
+		if err == nil || apierrors.IsAlreadyExists(err) {
+			return nil
+		}
+		if !apierrors.IsServiceUnavailable(err) && !apierrors.IsServerTimeout(err) && !apierrors.IsInternalError(err) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return err
+}
