@@ -251,4 +251,3 @@ func checkGoroutines(t *testing.T, before int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-

@@ -116,7 +116,12 @@ func (r *readIndexer) start() {
 		close(rd.done)
 		r.mu.Lock()
 		r.running = false
-		if r.next != nil && !r.closed {
+		switch {
+		case r.next != nil && r.closed: // callers queued for a round that will never run
+			r.next.err = kv.ErrClosed
+			close(r.next.done)
+			r.next = nil
+		case r.next != nil:
 			r.start()
 		}
 		r.mu.Unlock()
