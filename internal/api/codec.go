@@ -55,14 +55,9 @@ func parseFieldValidation(r *http.Request) (fieldValidation, error) {
 // kind and applies the field-validation directive. Unknown fields under
 // Warn become Warning headers on w.
 func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, res *resource) (runtime.Object, error) {
-	fv, err := parseFieldValidation(r)
-	if err != nil {
-		return nil, err
-	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
 	if err != nil {
-		return nil, statusErr(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge",
-			"the request body is too large", nil)
+		return nil, errBodyTooLarge
 	}
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	var dec runtime.Decoder
@@ -75,6 +70,19 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, res *resourc
 		dec = s.codecs.proto
 	default:
 		return nil, errUnsupportedMediaType
+	}
+	return s.decodeWith(w, r, res, dec, body)
+}
+
+// decodeJSON decodes JSON (a patched object) like a JSON request body.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, res *resource, body []byte) (runtime.Object, error) {
+	return s.decodeWith(w, r, res, s.codecs.json, body)
+}
+
+func (s *Server) decodeWith(w http.ResponseWriter, r *http.Request, res *resource, dec runtime.Decoder, body []byte) (runtime.Object, error) {
+	fv, err := parseFieldValidation(r)
+	if err != nil {
+		return nil, err
 	}
 	want := res.gvk()
 	obj, got, err := dec.Decode(body, &want, res.New())

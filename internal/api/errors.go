@@ -31,9 +31,19 @@ var (
 	errUnauthorized         = statusErr(http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized", nil)
 	errUnsupportedMediaType = statusErr(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 		"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf", nil)
+	errBodyTooLarge = statusErr(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
+		"the request body is too large", nil)
+	// errPatchMediaType is kube's bare 415 for a PATCH with a non-patch type.
+	errPatchMediaType = statusErr(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
+		"415: Unsupported Media Type", &metav1.StatusDetails{})
 	errNotAcceptable = statusErr(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
 		"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf", &metav1.StatusDetails{})
 )
+
+// unprocessable is the 422 of a patch that cannot apply (a failed json-patch test).
+func unprocessable(err error) error {
+	return statusErr(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, err.Error(), &metav1.StatusDetails{})
+}
 
 func badRequest(format string, args ...any) error {
 	return statusErr(http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf(format, args...), nil)

@@ -50,7 +50,7 @@ func (r *resource) groupResource() schema.GroupResource {
 func (r *resource) goType() reflect.Type { return reflect.TypeOf(r.New()).Elem() }
 
 // verbs served for every resource.
-var servedVerbs = []string{"create", "delete", "get", "list", "update", "watch"}
+var servedVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
 
 func newOf[T any, PT interface {
 	*T

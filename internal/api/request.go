@@ -82,6 +82,8 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 		return s.create(w, r, q)
 	case r.Method == http.MethodPut && !q.collection:
 		return s.update(w, r, q)
+	case r.Method == http.MethodPatch && !q.collection:
+		return s.patch(w, r, q)
 	case r.Method == http.MethodDelete && !q.collection:
 		return s.delete(w, r, q)
 	}

@@ -153,7 +153,7 @@ func (m *Member) openStore(sec secrets, rt http.RoundTripper, bootstrap bool) er
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
 	sc.InternalToken = sec.Token
 	sc.JoinSecrets = sec.marshal
-	sc.Logger = m.log
+	sc.Logger = m.cfg.Logger // the store adds member=<id> itself
 	var err error
 	m.store, err = raftstore.Open(sc)
 	return err

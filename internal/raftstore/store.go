@@ -66,7 +66,7 @@ func Open(cfg Config) (*Store, error) {
 
 func (s *Store) openRaft() error {
 	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.LevelFromString(s.cfg.RaftLogLevel),
-		Output: slogWriter{s.log}})
+		Output: slogWriter{s.log}, DisableTime: true})
 	bolt, err := raftboltdb.New(raftboltdb.Options{
 		Path: filepath.Join(s.cfg.DataDir, "raft.db"),
 		BoltOptions: &bbolt.Options{Timeout: 5 * time.Second, NoFreelistSync: true,

@@ -19,7 +19,7 @@ cleanup() {
     echo "--- member logs (failure) ---" >&2
     for f in "$work"/n*/err.log; do echo "== $f" >&2; tail -n 30 "$f" >&2 || true; done
   fi
-  rm -rf "$work"
+  [ -n "${KEEP_E2E:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
   exit "$rc"
 }
 trap cleanup EXIT
@@ -36,7 +36,7 @@ step() { echo "--- $*"; }
 # wait_for FILE PATTERN: wait up to 30 s for PATTERN in FILE.
 wait_for() {
   for _ in $(seq 300); do
-    grep -q "$2" "$1" 2>/dev/null && return 0
+    grep -qE "$2" "$1" 2>/dev/null && return 0
     sleep 0.1
   done
   fail "timed out waiting for '$2' in $1"
@@ -136,6 +136,15 @@ out=$(k 2 -n e2e get deploy web -o jsonpath='{.spec.replicas} {.metadata.generat
 step "replace with a stale resourceVersion is a 409 Conflict"
 if out=$(k 1 replace -f "$work/web.yaml" 2>&1); then fail "stale replace succeeded: $out"; fi
 echo "$out" | grep -q 'the object has been modified' || fail "stale replace: unexpected error: $out"
+
+step "apply -f again with a change: strategic-merge PATCH through a follower"
+sed 's/image: nginx:1.27/image: nginx:1.28/' "$work/deploy.yaml" >"$work/deploy2.yaml"
+k 2 apply -f "$work/deploy2.yaml" | grep -qx 'deployment.apps/web configured' || fail "apply changed deployment"
+out=$(k 1 -n e2e get deploy web -o jsonpath='{.spec.template.spec.containers[0].image} {.spec.replicas}')
+[ "$out" = "nginx:1.28 2" ] || fail "after apply want image nginx:1.28 and replicas 2 (the manifest wins), got: $out"
+k 3 apply -f "$work/deploy2.yaml" | grep -qx 'deployment.apps/web unchanged' || fail "apply unchanged"
+k 3 -n e2e label cm settings tier=gold | grep -qx 'configmap/settings labeled' || fail "label (merge patch)"
+[ "$(k 1 -n e2e get cm -l tier=gold -o name)" = "configmap/settings" ] || fail "label selector after label"
 
 step "get cm -w on member 3 sees writes sent to member 1"
 k 3 -n e2e get cm -w >"$work/watch.out" 2>&1 &
