@@ -4,8 +4,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"k8s.io/apimachinery/pkg/util/duration"
-
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -22,25 +20,15 @@ func AppendCells(dst []byte, cells []kv.Cell, now time.Time) []byte {
 		}
 		switch n := len(c.JSON); {
 		case c.JSON == nil:
-			dst = appendString(dst, since(c.Since, now))
+			dst = append(appendAge(append(dst, '"'), c.Since, now), '"')
 		case !c.Since.IsZero() && n >= 2 && c.JSON[n-1] == '"':
 			dst = append(dst, c.JSON[:n-1]...)
-			dst = append(dst, " ("...)
-			dst = appendEscaped(dst, since(c.Since, now))
-			dst = append(dst, ` ago)"`...)
+			dst = append(appendAge(append(dst, " ("...), c.Since, now), ` ago)"`...)
 		default:
 			dst = append(dst, c.JSON...)
 		}
 	}
 	return append(dst, ']')
-}
-
-// since renders the age of t at now.
-func since(t, now time.Time) string {
-	if t.IsZero() {
-		return "<unknown>"
-	}
-	return duration.HumanDuration(now.Sub(t))
 }
 
 // appendString appends s as a JSON string, escaped exactly like
