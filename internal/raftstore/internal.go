@@ -48,7 +48,7 @@ func (s *Store) authenticate(next http.Handler) http.Handler {
 }
 
 func (s *Store) serveReadIndex(w http.ResponseWriter, r *http.Request) {
-	idx, err := s.leaderReadIndex(r.Context())
+	idx, err := s.leaderReads.get(r.Context())
 	if err != nil {
 		writeInternalError(w, err)
 		return

@@ -24,9 +24,9 @@ func (s *Store) Sync(ctx context.Context) error {
 
 func (s *Store) readIndex(ctx context.Context) (uint64, error) {
 	if s.IsLeader() {
-		return s.leaderReadIndex(ctx)
+		return s.leaderReads.get(ctx)
 	}
-	return s.reads.get(ctx)
+	return s.remoteReads.get(ctx)
 }
 
 // leaderReadIndex confirms leadership and returns the applied index, which

@@ -29,7 +29,10 @@ type Store struct {
 	raft  *raft.Raft
 	trans *raft.NetworkTransport
 	bolt  *raftboltdb.BoltStore
-	reads *readIndexer
+	// leaderReads and remoteReads coalesce read-index requests: as leader
+	// (one VerifyLeader round serves every waiting read) and as follower
+	// (one call to the leader).
+	leaderReads, remoteReads *readIndexer
 
 	notify chan bool
 	cancel context.CancelFunc
@@ -52,7 +55,8 @@ func Open(cfg Config) (*Store, error) {
 	}
 	s := &Store{cfg: cfg, log: cfg.Logger.With("member", cfg.ID),
 		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16)}
-	s.reads = newReadIndexer(s.remoteReadIndex)
+	s.leaderReads = newReadIndexer(s.leaderReadIndex)
+	s.remoteReads = newReadIndexer(s.remoteReadIndex)
 	if err := s.openRaft(); err != nil {
 		s.closeRaftParts()
 		return nil, err
@@ -137,7 +141,8 @@ func (s *Store) Close() error {
 		s.cancel()
 	}
 	s.wg.Wait()
-	s.reads.close()
+	s.leaderReads.close()
+	s.remoteReads.close()
 	s.closeRaftParts()
 	s.fsm.mu.Lock()
 	s.fsm.feed.endAll(kv.ErrClosed)
