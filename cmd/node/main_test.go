@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Flags win over LITEK8S_* environment variables, which win over the
+// config file; unset values keep the defaults.
+func TestConfigPrecedence(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "node.yaml")
+	if err := os.WriteFile(file, []byte("id: from-file\ndata-dir: /file/dir\napi-addr: 127.0.0.1:1111\nfeed-size: 42\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LITEK8S_DATA_DIR", "/env/dir")
+	t.Setenv("LITEK8S_API_ADDR", "127.0.0.1:2222")
+	v, err := loadConfig([]string{"--config", file, "--api-addr", "127.0.0.1:3333"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := memberConfig(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, got, want string }{
+		{"id (file)", cfg.ID, "from-file"},
+		{"data dir (env over file)", cfg.DataDir, "/env/dir"},
+		{"api addr (flag over env)", cfg.APIAddr, "127.0.0.1:3333"},
+		{"raft addr (default)", cfg.Store.RaftAddr, "127.0.0.1:7000"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	if cfg.Store.FeedSize != 42 {
+		t.Errorf("feed size from file: got %d", cfg.Store.FeedSize)
+	}
+}
+
+func TestConfigRejectsJoinWithoutToken(t *testing.T) {
+	v, err := loadConfig([]string{"--join", "https://127.0.0.1:6443"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := memberConfig(v); err == nil {
+		t.Fatal("joining without a token was accepted")
+	}
+}
+
+func TestDefaultsWithNoFlags(t *testing.T) {
+	v, err := loadConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := memberConfig(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DataDir != "data" || cfg.APIAddr != "127.0.0.1:6443" || cfg.Join != "" {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+}
