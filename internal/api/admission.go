@@ -129,7 +129,13 @@ func validateMeta(res *resource, m metav1.Object) error {
 	if res.Resource == "namespaces" {
 		nameFn = validation.ValidateNamespaceName
 	}
-	om, ok := m.(*metav1.ObjectMeta)
+	// m is the typed object (say *corev1.ConfigMap); validation wants its
+	// embedded ObjectMeta.
+	a, ok := m.(metav1.ObjectMetaAccessor)
+	if !ok {
+		return nil
+	}
+	om, ok := a.GetObjectMeta().(*metav1.ObjectMeta)
 	if !ok {
 		return nil
 	}

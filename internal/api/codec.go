@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/hex"
 	"fmt"
 	"io"
 	"mime"
@@ -90,7 +91,7 @@ func (s *Server) decodeWith(w http.ResponseWriter, r *http.Request, res *resourc
 		if got != nil && got.Kind != "" && *got != want {
 			return nil, wrongKind(got, res)
 		}
-		return nil, badRequest("the object provided is unrecognized (must be of type %s): %v", res.Kind, err)
+		return nil, badRequest("the object provided is unrecognized (must be of type %s): %v (%s)", res.Kind, err, summarize(body))
 	}
 	if got != nil && *got != want {
 		return nil, wrongKind(got, res)
@@ -109,7 +110,31 @@ func (s *Server) decodeWith(w http.ResponseWriter, r *http.Request, res *resourc
 	return obj, nil
 }
 
+// wrongKind words kube's conversion failure, which names the Go types: the
+// versioned one (package v1, v1beta1, …) and the internal one (package
+// core for the core group, else the group's first label).
 func wrongKind(got *schema.GroupVersionKind, res *resource) error {
-	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s) to (%s): unknown conversion",
-		got.Kind, got.Version, res.Kind, strings.TrimPrefix(got.GroupVersion().String()+"."+got.Kind, "/"), res.Kind))
+	internal, _, _ := strings.Cut(res.Group, ".")
+	if internal == "" {
+		internal = "core"
+	}
+	return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
+		got.Kind, got.Version, res.Kind, got.Version, got.Kind, internal, res.Kind))
+}
+
+// summarize quotes the start of an undecodable body in an error message,
+// as kube does: up to 30 bytes, as text for JSON and in hex otherwise.
+func summarize(body []byte) string {
+	const limit = 30
+	s, more := body, ""
+	if len(s) > limit {
+		s, more = s[:limit], " ..."
+	}
+	switch {
+	case len(body) == 0:
+		return "<empty>"
+	case body[0] == '{':
+		return string(s) + more
+	}
+	return hex.EncodeToString(s) + more
 }

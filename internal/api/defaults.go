@@ -28,6 +28,20 @@ func prepareNamespace(obj runtime.Object) {
 	ns.Status.Phase = corev1.NamespaceActive
 }
 
+// prepareNode adds the not-ready NoSchedule taint that kube's
+// TaintNodesByCondition admission gives every new node (the node lifecycle
+// controller removes it once the node is Ready).
+func prepareNode(obj runtime.Object) {
+	n := obj.(*corev1.Node)
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	for _, t := range n.Spec.Taints {
+		if t.MatchTaint(&notReady) {
+			return
+		}
+	}
+	n.Spec.Taints = append(n.Spec.Taints, notReady)
+}
+
 func prepareSecret(obj runtime.Object) {
 	sec := obj.(*corev1.Secret)
 	if len(sec.StringData) > 0 {

@@ -126,7 +126,8 @@ func parseListParams(r *http.Request) (*listParams, error) {
 }
 
 // continueToken is kube's continue format: base64 of
-// {"v":"meta.k8s.io/v1","rv":N,"start":"<key after the prefix>\u0000"}.
+// {"v":"meta.k8s.io/v1","rv":N,"start":"/<name>\u0000"} ("/<namespace>/<name>"
+// in an all-namespaces list).
 type continueToken struct {
 	V     string `json:"v"`
 	RV    uint64 `json:"rv"`
@@ -134,9 +135,9 @@ type continueToken struct {
 }
 
 func encodeContinue(rev uint64, last *kv.Object, namespace string) string {
-	start := last.Key.Name
+	start := "/" + last.Key.Name // kube's etcd key after the list's prefix
 	if namespace == "" && last.Key.Namespace != "" {
-		start = last.Key.Namespace + "/" + start
+		start = "/" + last.Key.Namespace + start
 	}
 	b, _ := json.Marshal(continueToken{V: "meta.k8s.io/v1", RV: rev, Start: start + "\x00"})
 	return base64.RawURLEncoding.EncodeToString(b)
@@ -148,6 +149,6 @@ func decodeContinue(s string) (*continueToken, error) {
 	if err != nil || json.Unmarshal(b, &t) != nil || t.V != "meta.k8s.io/v1" || !strings.HasSuffix(t.Start, "\x00") {
 		return nil, badRequest("continue key is not valid: %q", s)
 	}
-	t.Start = strings.TrimSuffix(t.Start, "\x00")
+	t.Start = strings.TrimPrefix(strings.TrimSuffix(t.Start, "\x00"), "/")
 	return &t, nil
 }

@@ -1,6 +1,9 @@
 package kv
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Key names one object. Resource is the group-qualified plural
 // ("configmaps", "deployments.apps", "leases.coordination.k8s.io");
@@ -89,7 +92,7 @@ func (o Op) String() string {
 	case OpDelete:
 		return "delete"
 	}
-	return "op(" + string('0'+byte(o)) + ")"
+	return "op(" + strconv.Itoa(int(o)) + ")"
 }
 
 // Write is one proposed change. Preconditions are checked by the store when

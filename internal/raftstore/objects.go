@@ -35,6 +35,10 @@ func newTable() *table { return &table{tree: btree.NewG(btreeDegree, lessObject)
 // safe for concurrent use on its own; the FSM's mutex guards it.
 type objects struct {
 	tables map[string]*table
+	// restoredAt is the index of the snapshot the objects were restored
+	// from: changes at or before it left no trace, so every resource (even
+	// one without objects) counts as changed there.
+	restoredAt uint64
 }
 
 func newObjects() *objects { return &objects{tables: make(map[string]*table)} }
@@ -70,9 +74,9 @@ func (o *objects) remove(k kv.Key, rev uint64) {
 // modRev returns the revision of the last change to resource.
 func (o *objects) modRev(resource string) uint64 {
 	if t := o.tables[resource]; t != nil {
-		return t.modRev
+		return max(t.modRev, o.restoredAt)
 	}
-	return 0
+	return o.restoredAt
 }
 
 // viewOf returns an immutable tree of resource that may be read without a
@@ -100,7 +104,8 @@ func (o *objects) count() int {
 
 // ascend calls fn for the objects of tree in key order within namespace
 // (all namespaces when namespace is empty), starting after the object named
-// after (for all namespaces: "namespace/name"), until fn returns false.
+// after (for all namespaces: "namespace/name"; for a cluster-scoped
+// resource: the name), until fn returns false.
 func ascend(tree *btree.BTreeG[*kv.Object], namespace, after string, fn func(*kv.Object) bool) {
 	if tree == nil {
 		return
@@ -110,8 +115,8 @@ func ascend(tree *btree.BTreeG[*kv.Object], namespace, after string, fn func(*kv
 		return
 	}
 	start := kv.Key{Namespace: namespace, Name: after}
-	if namespace == "" {
-		start.Namespace, start.Name, _ = strings.Cut(after, "/")
+	if ns, name, ok := strings.Cut(after, "/"); ok && namespace == "" {
+		start.Namespace, start.Name = ns, name // else cluster-scoped: after is a name
 	}
 	tree.AscendGreaterOrEqual(&kv.Object{Key: start}, func(obj *kv.Object) bool {
 		if namespace != "" && obj.Key.Namespace != namespace {

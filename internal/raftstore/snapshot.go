@@ -111,9 +111,7 @@ func (f *fsm) readSnapshot(r *bufio.Reader) (*objects, uint64, error) {
 			return nil, 0, err
 		}
 		if n == 0 {
-			for _, t := range objs.tables { // deletes before the snapshot left no trace
-				t.modRev = applied
-			}
+			objs.restoredAt = applied // deletes before the snapshot left no trace
 			return objs, applied, nil
 		}
 		rec := make([]byte, n)
