@@ -2,6 +2,7 @@ package raftstore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -12,6 +13,10 @@ import (
 func (s *Store) Propose(ctx context.Context, w kv.Write) (*kv.Object, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if w.Op < kv.OpCreate || w.Op > kv.OpDelete {
+		// Every member's FSM would panic on this record, at every restart.
+		return nil, fmt.Errorf("raftstore: propose: invalid operation %v", w.Op)
 	}
 	if !s.IsLeader() {
 		return nil, kv.ErrNotLeader
