@@ -3,6 +3,7 @@ package raftstore
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // runLeadership follows leadership changes from the buffered NotifyCh. On
@@ -47,9 +48,19 @@ func (s *Store) runLeadership(ctx context.Context) {
 }
 
 func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}) {
-	if err := s.raft.Barrier(s.cfg.ApplyTimeout).Error(); err != nil {
+	// Retry the barrier while we lead: until it succeeds this member must
+	// not answer reads as leader. Losing leadership cancels ctx.
+	for {
+		err := s.raft.Barrier(s.cfg.ApplyTimeout).Error()
+		if err == nil {
+			break
+		}
 		s.log.Warn("barrier after election failed", "err", err)
-		return
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(s.cfg.HeartbeatTimeout):
+		}
 	}
 	close(ready)
 	s.log.Info("leading", "revision", s.Revision())

@@ -68,3 +68,10 @@ func (s *Store) Watch(resource, namespace string, rev uint64) (kv.Watcher, error
 	}
 	return w, nil
 }
+
+// WaitRevision blocks until this member has applied revision rev (or ctx
+// ends): reads at an explicit resourceVersion or continue token on a member
+// that lags must not be served from an older state.
+func (s *Store) WaitRevision(ctx context.Context, rev uint64) error {
+	return s.fsm.waitApplied(ctx, rev)
+}

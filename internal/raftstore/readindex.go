@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -33,8 +34,16 @@ func (s *Store) readIndex(ctx context.Context) (uint64, error) {
 // covers every write this leader acknowledged.
 func (s *Store) leaderReadIndex(ctx context.Context) (uint64, error) {
 	ready := s.leaderReady()
-	if ready == nil {
-		return 0, kv.ErrNotLeader
+	for ready == nil { // elected, but the leadership notification is not handled yet
+		if !s.IsLeader() {
+			return 0, kv.ErrNotLeader
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+		ready = s.leaderReady()
 	}
 	select {
 	case <-ready:
@@ -69,6 +78,9 @@ type readIndexer struct {
 	next    *round
 	closed  bool
 	wg      sync.WaitGroup // rounds in flight
+	// base is cancelled by close so that a round in flight ends at once.
+	base   context.Context
+	cancel context.CancelFunc
 }
 
 type round struct {
@@ -78,7 +90,8 @@ type round struct {
 }
 
 func newReadIndexer(fetch func(context.Context) (uint64, error)) *readIndexer {
-	return &readIndexer{fetch: fetch}
+	base, cancel := context.WithCancel(context.Background())
+	return &readIndexer{fetch: fetch, base: base, cancel: cancel}
 }
 
 func (r *readIndexer) get(ctx context.Context) (uint64, error) {
@@ -110,7 +123,7 @@ func (r *readIndexer) start() {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), readIndexTimeout)
+		ctx, cancel := context.WithTimeout(r.base, readIndexTimeout)
 		rd.idx, rd.err = r.fetch(ctx)
 		cancel()
 		close(rd.done)
@@ -134,6 +147,7 @@ func (r *readIndexer) close() {
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
+	r.cancel()
 	r.wg.Wait()
 }
 

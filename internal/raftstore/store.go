@@ -207,7 +207,7 @@ func mapRaftError(err error) error {
 	case errors.Is(err, raft.ErrEnqueueTimeout), errors.Is(err, raft.ErrLeadershipTransferInProgress):
 		return kv.ErrNoLeader
 	case errors.Is(err, raft.ErrRaftShutdown):
-		return kv.ErrClosed
+		return kv.ErrUnknownOutcome // the entry may have been committed before the shutdown
 	}
 	return fmt.Errorf("raftstore: %w", err)
 }
@@ -216,6 +216,15 @@ func mapRaftError(err error) error {
 type slogWriter struct{ log *slog.Logger }
 
 func (w slogWriter) Write(p []byte) (int, error) {
-	w.log.Warn(strings.TrimSpace(string(p)), "component", "raft")
+	line := strings.TrimSpace(string(p))
+	level := slog.LevelWarn
+	for prefix, l := range map[string]slog.Level{"[ERROR]": slog.LevelError, "[INFO]": slog.LevelInfo,
+		"[DEBUG]": slog.LevelDebug, "[TRACE]": slog.LevelDebug} {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			line, level = strings.TrimSpace(rest), l
+		}
+	}
+	line = strings.TrimSpace(strings.TrimPrefix(line, "[WARN]"))
+	w.log.Log(context.Background(), level, line, "component", "raft")
 	return len(p), nil
 }
