@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -30,6 +31,9 @@ func fetchSecrets(ctx context.Context, seed, token string) (secrets, error) {
 				return s, fmt.Errorf("member: join secrets from %s: %w", seed, err)
 			}
 			return s, nil
+		}
+		if errors.Is(err, raftstore.ErrRefused) {
+			return s, fmt.Errorf("member: join %s: %w", seed, err)
 		}
 		select {
 		case <-ctx.Done():

@@ -114,7 +114,10 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 		return nil, err
 	}
 	if fresh && cfg.Join != "" {
-		if err := m.store.Join(ctx, cfg.Join); err != nil {
+		jctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		err := m.store.Join(jctx, cfg.Join)
+		cancel()
+		if err != nil {
 			return nil, err
 		}
 	}

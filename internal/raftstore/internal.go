@@ -152,8 +152,21 @@ func callMember(ctx context.Context, c *http.Client, baseURL, token, method, pat
 		return kv.ErrNoLeader
 	}
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	return fmt.Errorf("raftstore: %s %s%s: %s: %s", method, baseURL, path, resp.Status, bytes.TrimSpace(msg))
+	return &refusedError{fmt.Sprintf("raftstore: %s %s%s: %s: %s", method, baseURL, path, resp.Status, bytes.TrimSpace(msg))}
 }
+
+// refusedError is a definitive refusal by a member (bad token, bad request),
+// as opposed to a member that cannot be reached or has no leader yet.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return e.msg }
+
+// Unwrap makes errors.Is(err, ErrRefused) true.
+func (e *refusedError) Unwrap() error { return ErrRefused }
+
+// ErrRefused: a member refused an internal call (bad token, bad request);
+// retrying will not help.
+var ErrRefused = errors.New("refused by the member")
 
 // FetchSecrets asks the member at seedURL for the join secrets.
 func FetchSecrets(ctx context.Context, c *http.Client, seedURL, token string) ([]byte, error) {
@@ -165,11 +178,13 @@ func FetchSecrets(ctx context.Context, c *http.Client, seedURL, token string) ([
 }
 
 // Join asks the member at seedURL to add this member to its cluster,
-// retrying while no leader is known, until ctx ends.
+// retrying while the seed cannot be reached or knows no leader, until ctx
+// ends. A refusal (bad token) ends it at once.
 func (s *Store) Join(ctx context.Context, seedURL string) error {
 	for {
 		err := callMember(ctx, s.cfg.Peer, seedURL, s.cfg.InternalToken, http.MethodPost, pathJoin, s.self(), nil)
-		if err == nil || !(errors.Is(err, kv.ErrNoLeader) || errors.Is(err, kv.ErrNotLeader)) {
+		var refused *refusedError
+		if err == nil || errors.As(err, &refused) {
 			return err
 		}
 		select {
