@@ -3,6 +3,7 @@ package member
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +189,28 @@ func TestSingleMemberRestartKeepsObjects(t *testing.T) {
 	ns, err := c.clients[0].CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
 	if err != nil || len(ns.Items) != 3 {
 		t.Fatalf("namespaces after restart: %v %v", ns, err)
+	}
+}
+
+// A join with the wrong token is refused at once with a clear error, and
+// leaves the cluster as it was.
+func TestJoinWithWrongTokenIsRefused(t *testing.T) {
+	c := newTestCluster(t, 1, nil)
+	cfg := c.cfgs[0]
+	cfg.ID, cfg.DataDir = "intruder", t.TempDir()
+	cfg.APIAddr, cfg.Store.RaftAddr = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.Join, cfg.JoinToken = c.members[0].URL(), "not-the-token"
+	start := time.Now()
+	m, err := Start(t.Context(), cfg)
+	if err == nil {
+		m.Close()
+		t.Fatal("joined with a wrong token")
+	}
+	if !strings.Contains(err.Error(), "401") || time.Since(start) > 10*time.Second {
+		t.Fatalf("want a prompt 401 refusal, got after %v: %v", time.Since(start), err)
+	}
+	ms, err := c.members[0].Store().Members()
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("members after a refused join: %v %v", ms, err)
 	}
 }
