@@ -63,7 +63,11 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 	watcher, err := s.store.Watch(q.res.storeKey(), q.namespace, rev)
 	ww.start()
 	if errors.Is(err, kv.ErrExpired) {
-		return ww.expired(fmt.Sprintf("too old resource version: %d", rev))
+		msg := fmt.Sprintf("too old resource version: %d", rev)
+		if ee := (*kv.ExpiredError)(nil); errors.As(err, &ee) {
+			msg = fmt.Sprintf("too old resource version: %d (%d)", rev, ee.Oldest)
+		}
+		return ww.expired(msg)
 	}
 	if err != nil {
 		return ww.fail(availabilityErr(err))

@@ -22,3 +22,14 @@ var (
 	// ErrClosed: the store is shut down.
 	ErrClosed = errors.New("store closed")
 )
+
+// ExpiredError is ErrExpired with the oldest revision still available:
+// errors.Is(err, ErrExpired) holds for it.
+type ExpiredError struct {
+	Oldest uint64
+}
+
+func (e *ExpiredError) Error() string { return ErrExpired.Error() }
+
+// Is makes errors.Is(err, ErrExpired) true.
+func (e *ExpiredError) Is(target error) bool { return target == ErrExpired }

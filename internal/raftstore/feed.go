@@ -47,7 +47,7 @@ func (f *feed) oldestAvailable() uint64 { return f.floor }
 // that first receives every event after rev still in the ring.
 func (f *feed) watch(resource, namespace string, rev uint64) (*Watcher, error) {
 	if rev < f.floor {
-		return nil, kv.ErrExpired
+		return nil, &kv.ExpiredError{Oldest: f.floor}
 	}
 	var replay []kv.Event
 	f.each(func(ev kv.Event) {
