@@ -17,6 +17,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, q *request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.atLeast(r.Context(), revisionOf(rv)); err != nil {
+		return err
+	}
 	obj, rev, err := s.store.Get(r.Context(), q.key(), rv == "")
 	if err != nil {
 		return storeErr(err, q.res, q.name)

@@ -25,11 +25,26 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	if err != nil {
 		return err
 	}
+	min := revisionOf(p.rv)
+	if p.cont != nil {
+		min = p.cont.RV
+	}
+	if err := s.atLeast(r.Context(), min); err != nil {
+		return err
+	}
 	l, err := s.store.List(r.Context(), q.res.storeKey(), q.namespace, p.rv == "" && p.cont == nil)
 	if err != nil {
 		return availabilityErr(err)
 	}
 	rev, after := l.Rev, ""
+	if p.exact && p.cont == nil {
+		// The view is the state at the requested revision when the
+		// resource has not changed since.
+		if l.ModRev > min {
+			return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+		}
+		rev = min
+	}
 	if p.cont != nil {
 		if l.ModRev > p.cont.RV {
 			return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
@@ -95,6 +110,7 @@ func appendListHeader(b []byte, res *resource, rev uint64, cont string, remainin
 
 type listParams struct {
 	rv    string
+	exact bool // resourceVersionMatch=Exact
 	limit int64
 	cont  *continueToken
 	sel   *selector
@@ -107,9 +123,20 @@ func parseListParams(r *http.Request) (*listParams, error) {
 	if p.rv, err = parseRV(qv.Get("resourceVersion")); err != nil {
 		return nil, err
 	}
+	rvm := field.NewPath("resourceVersionMatch")
+	switch m := qv.Get("resourceVersionMatch"); {
+	case m != "" && p.rv == "":
+		return nil, invalidListOptions(field.Forbidden(rvm, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+	case m == "" || m == "NotOlderThan":
+	case m == "Exact" && p.rv == "0":
+		return nil, invalidListOptions(field.Forbidden(rvm, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+	case m == "Exact":
+		p.exact = true
+	default:
+		return nil, invalidListOptions(field.NotSupported(rvm, m, []string{"Exact", "NotOlderThan"}))
+	}
 	if qv.Get("sendInitialEvents") != "" {
-		return nil, apierrors.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "",
-			field.ErrorList{field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list")})
+		return nil, invalidListOptions(field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list"))
 	}
 	if ls := qv.Get("limit"); ls != "" {
 		if p.limit, err = strconv.ParseInt(ls, 10, 64); err != nil || p.limit < 0 {
@@ -123,6 +150,11 @@ func parseListParams(r *http.Request) (*listParams, error) {
 	}
 	p.sel, err = parseSelector(qv)
 	return p, err
+}
+
+// invalidListOptions is the 422 kube answers for inconsistent list options.
+func invalidListOptions(e *field.Error) error {
+	return apierrors.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{e})
 }
 
 // continueToken is kube's continue format: base64 of

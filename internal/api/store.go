@@ -21,4 +21,8 @@ type Store interface {
 	Leader() (apiURL string, self bool, ok bool)
 	// Ready reports whether this member may serve.
 	Ready() bool
+	// Revision is the last revision this member applied; WaitRevision
+	// waits until it reaches rev.
+	Revision() uint64
+	WaitRevision(ctx context.Context, rev uint64) error
 }

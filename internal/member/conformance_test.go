@@ -161,6 +161,19 @@ func TestConformanceLists(t *testing.T) {
 	g.run(t, exchange{golden: "lists/configmaps-list-labelselector.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "lists/configmaps-list-fieldselector.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "lists/configmaps-list-allnamespaces-labelselector.json"}, cmpOpts{})
+	t.Run("resourceVersionMatch", func(t *testing.T) {
+		cur := metaField(t, g.check(t, exchange{golden: "lists/configmaps-list.json"}, cmpOpts{}), "resourceVersion")
+		// Exact at the current revision: served, reporting that revision.
+		exact := g.check(t, exchange{golden: "lists/configmaps-list-rv-exact.json",
+			target: "/api/v1/namespaces/golden/configmaps?resourceVersion=" + cur + "&resourceVersionMatch=Exact"}, cmpOpts{})
+		if got := metaField(t, exact, "resourceVersion"); got != cur {
+			t.Errorf("Exact list reports resourceVersion %s, want %s", got, cur)
+		}
+		// Exact at a revision before later changes: 410 Expired.
+		g.run(t, exchange{golden: "watch/configmaps-list-rv1-exact-too-old.json"}, cmpOpts{})
+		// NotOlderThan an old revision: the current state.
+		g.run(t, exchange{golden: "watch/configmaps-list-rv1-notolderthan.json"}, cmpOpts{})
+	})
 }
 
 func TestConformanceTables(t *testing.T) {
