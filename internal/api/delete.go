@@ -127,7 +127,7 @@ func (s *Server) parseDeleteOptions(r *http.Request) (*metav1.DeleteOptions, err
 // emptyNamespace deletes every object in namespace ns before the namespace
 // itself goes (until the namespace controller does it asynchronously).
 func (s *Server) emptyNamespace(r *http.Request, ns string) error {
-	for _, res := range s.reg.all {
+	for _, res := range s.registry().all {
 		if !res.Namespaced {
 			continue
 		}

@@ -25,7 +25,7 @@ func Derive(resource string, raw []byte) (map[string]string, []kv.Cell) {
 // EnsureNamespaces creates the namespaces that are missing, through the
 // same admission as the API. Leader only; kv.ErrNotLeader otherwise.
 func (s *Server) EnsureNamespaces(ctx context.Context, names ...string) error {
-	res := s.reg.lookup("v1", "namespaces")
+	res := s.registry().lookup("v1", "namespaces")
 	for _, name := range names {
 		q := &request{res: res, name: name}
 		if _, _, err := s.store.Get(ctx, q.key(), false); err == nil {

@@ -8,17 +8,30 @@ import (
 	"github.com/litek8s/litek8s/internal/api/openapi"
 )
 
-// registerDiscovery serves API discovery and OpenAPI v3, both generated
-// from the registry.
-func (s *Server) registerDiscovery(mux *http.ServeMux) error {
+// setRegistry makes reg the served registry, with discovery and OpenAPI
+// documents generated from it. Safe to call while serving.
+func (s *Server) setRegistry(reg *registry) error {
+	mux := http.NewServeMux()
+	if err := s.registerSchemas(mux, reg); err != nil {
+		return err
+	}
+	s.reg.Store(reg)
+	s.schemas.Store(mux)
+	return nil
+}
+
+// registerSchemas serves API discovery and OpenAPI v3 for reg on mux.
+func (s *Server) registerSchemas(mux *http.ServeMux, reg *registry) error {
 	var res []discovery.Resource
 	var kinds []openapi.Kind
-	for _, r := range s.reg.all {
+	for _, r := range reg.all {
 		res = append(res, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource,
 			Singular: r.Singular, Kind: r.Kind, Namespaced: r.Namespaced, ShortNames: r.ShortNames,
-			Categories: r.Categories, Verbs: servedVerbs})
-		kinds = append(kinds, openapi.Kind{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind,
-			Namespaced: r.Namespaced, Type: r.goType(), ListType: reflect.TypeOf(r.NewList()).Elem(), Verbs: servedVerbs})
+			Categories: r.Categories, Verbs: r.verbs(), Subresources: r.subresources()})
+		if t := r.goType(); t != nil {
+			kinds = append(kinds, openapi.Kind{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind,
+				Namespaced: r.Namespaced, Type: t, ListType: reflect.TypeOf(r.NewList()).Elem(), Verbs: r.verbs()})
+		}
 	}
 	dc := discovery.DefaultConfig()
 	dc.Logger = s.log
@@ -33,4 +46,20 @@ func (s *Server) registerDiscovery(mux *http.ServeMux) error {
 	}
 	oh.Register(mux)
 	return nil
+}
+
+// subresources lists what discovery announces for r's subresources.
+func (r *resource) subresources() []discovery.Subresource {
+	var out []discovery.Subresource
+	if r.Status {
+		out = append(out, discovery.Subresource{Name: "status", Verbs: []string{"get", "patch", "update"}})
+	}
+	if r.Scale != nil {
+		out = append(out, discovery.Subresource{Name: "scale", Group: "autoscaling", Version: "v1", Kind: "Scale",
+			Verbs: []string{"get", "patch", "update"}})
+	}
+	if r.Binding {
+		out = append(out, discovery.Subresource{Name: "binding", Version: "v1", Kind: "Binding", Verbs: []string{"create"}})
+	}
+	return out
 }

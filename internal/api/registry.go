@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // resource is one row of the registry: everything the generic handlers need
@@ -24,6 +25,36 @@ type resource struct {
 	// HasGeneration: metadata.generation starts at 1 and is bumped when
 	// spec changes.
 	HasGeneration bool
+	// Verbs served on the resource; nil means servedVerbs.
+	Verbs []string
+	// Status: the resource has a status subresource (a PUT or PATCH of the
+	// main resource keeps the stored status; /status changes only status).
+	Status bool
+	// Scale, when set, serves the scale subresource (autoscaling/v1 Scale).
+	Scale *scaleSpec
+	// Binding: pods/binding (POST sets spec.nodeName).
+	Binding bool
+	// Validate checks kind-specific rules (immutable fields, …) on create
+	// (old nil) and update. Optional.
+	Validate func(obj, old runtime.Object) field.ErrorList
+}
+
+// scaleSpec says where a resource keeps what its Scale shows, as JSON
+// paths like a CRD's scale subresource (".spec.replicas").
+type scaleSpec struct {
+	SpecReplicas, StatusReplicas, LabelSelector string
+}
+
+// defaultScale is the scale of deployments, replicasets and statefulsets.
+var defaultScale = &scaleSpec{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas",
+	LabelSelector: ".status.selector"}
+
+// verbs returns the verbs served on r.
+func (r *resource) verbs() []string {
+	if r.Verbs != nil {
+		return r.Verbs
+	}
+	return servedVerbs
 }
 
 // storeKey is the group-qualified plural used as the store's resource name.
@@ -47,10 +78,17 @@ func (r *resource) groupResource() schema.GroupResource {
 	return schema.GroupResource{Group: r.Group, Resource: r.Resource}
 }
 
-func (r *resource) goType() reflect.Type { return reflect.TypeOf(r.New()).Elem() }
+// goType is the Go type of a built-in kind (nil for a custom resource).
+func (r *resource) goType() reflect.Type {
+	t := reflect.TypeOf(r.New()).Elem()
+	if t.PkgPath() == "k8s.io/apimachinery/pkg/apis/meta/v1/unstructured" {
+		return nil
+	}
+	return t
+}
 
 // verbs served for every resource.
-var servedVerbs = []string{"create", "delete", "get", "list", "patch", "update", "watch"}
+var servedVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
 func newOf[T any, PT interface {
 	*T
@@ -64,20 +102,22 @@ func builtin() []*resource {
 	return []*resource{
 		{Version: "v1", Resource: "namespaces", Singular: "namespace", Kind: "Namespace",
 			ShortNames: []string{"ns"}, New: newOf[corev1.Namespace](), NewList: newOf[corev1.NamespaceList](),
-			Prepare: prepareNamespace},
+			Prepare: prepareNamespace, Status: true,
+			Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
 		{Version: "v1", Resource: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
 			ShortNames: []string{"cm"}, New: newOf[corev1.ConfigMap](), NewList: newOf[corev1.ConfigMapList]()},
 		{Version: "v1", Resource: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
 			New: newOf[corev1.Secret](), NewList: newOf[corev1.SecretList](), Prepare: prepareSecret},
 		{Version: "v1", Resource: "services", Singular: "service", Kind: "Service", Namespaced: true,
 			ShortNames: []string{"svc"}, Categories: []string{"all"},
-			New: newOf[corev1.Service](), NewList: newOf[corev1.ServiceList](), Prepare: prepareService},
+			New: newOf[corev1.Service](), NewList: newOf[corev1.ServiceList](), Prepare: prepareService, Status: true},
 		{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[corev1.Pod](), NewList: newOf[corev1.PodList](), Prepare: preparePod},
+			New: newOf[corev1.Pod](), NewList: newOf[corev1.PodList](), Prepare: preparePod,
+			Status: true, Binding: true},
 		{Version: "v1", Resource: "nodes", Singular: "node", Kind: "Node",
 			ShortNames: []string{"no"}, New: newOf[corev1.Node](), NewList: newOf[corev1.NodeList](),
-			Prepare: prepareNode},
+			Prepare: prepareNode, Status: true},
 		{Version: "v1", Resource: "events", Singular: "event", Kind: "Event", Namespaced: true,
 			ShortNames: []string{"ev"}, New: newOf[corev1.Event](), NewList: newOf[corev1.EventList]()},
 		{Version: "v1", Resource: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
@@ -85,16 +125,19 @@ func builtin() []*resource {
 			New: newOf[corev1.ServiceAccount](), NewList: newOf[corev1.ServiceAccountList]()},
 		{Group: "apps", Version: "v1", Resource: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[appsv1.Deployment](), NewList: newOf[appsv1.DeploymentList](), Prepare: prepareDeployment},
+			New: newOf[appsv1.Deployment](), NewList: newOf[appsv1.DeploymentList](), Prepare: prepareDeployment,
+			Status: true, Scale: defaultScale},
 		{Group: "apps", Version: "v1", Resource: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
 			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[appsv1.ReplicaSet](), NewList: newOf[appsv1.ReplicaSetList](), Prepare: prepareReplicaSet},
+			New: newOf[appsv1.ReplicaSet](), NewList: newOf[appsv1.ReplicaSetList](), Prepare: prepareReplicaSet,
+			Status: true, Scale: defaultScale},
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Singular: "lease", Kind: "Lease",
 			Namespaced: true, New: newOf[coordinationv1.Lease](), NewList: newOf[coordinationv1.LeaseList]()},
 	}
 }
 
-// registry indexes the resources by group/version and plural.
+// registry indexes the resources by group/version and plural. It is
+// immutable: a change (a CRD) builds a new one that the Server swaps in.
 type registry struct {
 	all  []*resource
 	byGV map[string]map[string]*resource // groupVersion → plural → resource

@@ -34,7 +34,7 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	if len(segs) == 0 || len(segs) > 3 || segs[0] == "" {
 		return nil, errNotFoundResource
 	}
-	q.res = s.reg.lookup(gv, segs[0])
+	q.res = s.registry().lookup(gv, segs[0])
 	if q.res == nil {
 		return nil, errNotFoundResource
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -53,11 +54,16 @@ type Server struct {
 	cfg     Config
 	store   Store
 	log     *slog.Logger
-	reg     *registry
 	codecs  *codecs
 	scheme  *runtime.Scheme
 	handler http.Handler
 	fwd     *forwarder
+
+	// reg is the current registry and schemas the discovery and OpenAPI
+	// documents built from it; both are replaced together when the served
+	// resources change (setRegistry).
+	reg     atomic.Pointer[registry]
+	schemas atomic.Pointer[http.ServeMux]
 }
 
 // New builds the API server over store.
@@ -65,9 +71,13 @@ func New(cfg Config, store Store) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: store, log: cfg.Logger, reg: newRegistry(builtin())}
+	s := &Server{cfg: cfg, store: store, log: cfg.Logger}
+	reg := newRegistry(builtin())
 	var err error
-	if s.scheme, err = s.reg.scheme(); err != nil {
+	if s.scheme, err = reg.scheme(); err != nil {
+		return nil, err
+	}
+	if err := s.setRegistry(reg); err != nil {
 		return nil, err
 	}
 	s.codecs = newCodecs(s.scheme)
@@ -83,6 +93,9 @@ func New(cfg Config, store Store) (*Server, error) {
 // ServeHTTP serves the API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
+// registry returns the resources served now.
+func (s *Server) registry() *registry { return s.reg.Load() }
+
 func (s *Server) routes(mux *http.ServeMux) error {
 	mux.HandleFunc("GET /version", s.serveVersion)
 	for _, p := range []string{"/healthz", "/livez"} {
@@ -92,8 +105,10 @@ func (s *Server) routes(mux *http.ServeMux) error {
 	if s.cfg.Internal != nil {
 		mux.Handle("/internal/", s.cfg.Internal)
 	}
-	if err := s.registerDiscovery(mux); err != nil {
-		return err
+	schemas := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.schemas.Load().ServeHTTP(w, r) })
+	for _, p := range []string{"GET /api", "GET /api/{version}", "GET /apis", "GET /apis/{group}",
+		"GET /apis/{group}/{version}", "/openapi/"} {
+		mux.Handle(p, schemas)
 	}
 	res := s.adapt(s.serveResource)
 	mux.Handle("/api/v1/", res)

@@ -36,7 +36,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request, q *request) erro
 	q.name = m.GetName()
 	if q.res.Namespaced {
 		if _, _, err := s.store.Get(r.Context(), kv.Key{Resource: "namespaces", Name: q.namespace}, false); err != nil {
-			return storeErr(err, s.reg.lookup("v1", "namespaces"), q.namespace)
+			return storeErr(err, s.registry().lookup("v1", "namespaces"), q.namespace)
 		}
 	}
 	raw, err := encode(obj)
