@@ -49,6 +49,9 @@ func (s *Server) admitCreate(q *request, obj runtime.Object) (metav1.Object, err
 	if q.res.Prepare != nil {
 		q.res.Prepare(obj)
 	}
+	if q.res.Normalize != nil {
+		q.res.Normalize(obj)
+	}
 	return m, validateMeta(q.res, m)
 }
 
@@ -81,6 +84,9 @@ func (s *Server) admitUpdate(q *request, obj runtime.Object, cur *kv.Object) (me
 	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
 	m.SetGeneration(om.GetGeneration())
 	copyStatus(obj, old)
+	if q.res.Normalize != nil {
+		q.res.Normalize(obj)
+	}
 	if q.res.HasGeneration && specChanged(obj, cur.Raw) {
 		m.SetGeneration(om.GetGeneration() + 1)
 	}

@@ -50,6 +50,11 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, q *request) erro
 		writeStatusSuccess(w, q.res, q.name, cur.UID)
 		return nil
 	}
+	if q.res.storeKey() == crdStoreKey {
+		if err := s.deleteCustomObjects(r.Context(), cur); err != nil {
+			return err
+		}
+	}
 	if q.res.Resource == "namespaces" && q.res.Group == "" {
 		if err := s.emptyNamespace(r, q.name); err != nil {
 			return err

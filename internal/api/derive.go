@@ -13,13 +13,15 @@ import (
 )
 
 // Derive computes, at apply time, what serving an object needs beyond its
-// generic metadata: field-selector values and Table cells. Wire it into the
-// store (raftstore.Config.Derive).
+// generic metadata: the values of the resource's field selectors (see
+// fieldTable; only the fields it names are read, with gjson) and its Table
+// cells. Wire it into the store (raftstore.Config.Derive); resource is the
+// group-qualified plural.
 func Derive(resource string, raw []byte) (map[string]string, []kv.Cell) {
 	if strings.HasPrefix(resource, "_") { // the store's own records
 		return nil, nil
 	}
-	return nil, table.Lookup(resource).Cells(raw)
+	return fieldsFor(resource).derive(raw), table.Lookup(resource).Cells(raw)
 }
 
 // EnsureNamespaces creates the namespaces that are missing, through the

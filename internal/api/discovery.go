@@ -1,6 +1,7 @@
 package api
 
 import (
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"net/http"
 	"reflect"
 
@@ -28,10 +29,18 @@ func (s *Server) registerSchemas(mux *http.ServeMux, reg *registry) error {
 		res = append(res, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource,
 			Singular: r.Singular, Kind: r.Kind, Namespaced: r.Namespaced, ShortNames: r.ShortNames,
 			Categories: r.Categories, Verbs: r.verbs(), Subresources: r.subresources()})
+		k := openapi.Kind{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind,
+			Namespaced: r.Namespaced, Verbs: r.verbs()}
 		if t := r.goType(); t != nil {
-			kinds = append(kinds, openapi.Kind{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind,
-				Namespaced: r.Namespaced, Type: t, ListType: reflect.TypeOf(r.NewList()).Elem(), Verbs: r.verbs()})
+			k.Type, k.ListType = t, reflect.TypeOf(r.NewList()).Elem()
+		} else {
+			k.Schema, k.ListKind = r.Schema, r.ListKind
+			if k.Schema == nil {
+				k.Schema = &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}}}
+				k.Schema.AddExtension("x-kubernetes-preserve-unknown-fields", true)
+			}
 		}
+		kinds = append(kinds, k)
 	}
 	dc := discovery.DefaultConfig()
 	dc.Logger = s.log

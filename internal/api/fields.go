@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -39,11 +40,11 @@ const (
 	convInt                     // strconv.Itoa: "0" when absent
 )
 
-func str(name string, paths ...string) fieldValue     { return field(name, convString, paths) }
-func boolean(name string, paths ...string) fieldValue { return field(name, convBool, paths) }
-func integer(name string, paths ...string) fieldValue { return field(name, convInt, paths) }
+func str(name string, paths ...string) fieldValue     { return newFieldValue(name, convString, paths) }
+func boolean(name string, paths ...string) fieldValue { return newFieldValue(name, convBool, paths) }
+func integer(name string, paths ...string) fieldValue { return newFieldValue(name, convInt, paths) }
 
-func field(name string, conv valueConv, paths []string) fieldValue {
+func newFieldValue(name string, conv valueConv, paths []string) fieldValue {
 	if len(paths) == 0 {
 		paths = []string{name}
 	}
@@ -110,7 +111,7 @@ var fieldTable = map[string]*fieldSelectors{
 		str("spec.nodeName"), str("spec.restartPolicy"), str("spec.schedulerName"),
 		str("spec.serviceAccountName"), boolean("spec.hostNetwork"), str("status.phase"),
 		str("status.podIP", "status.podIPs.0.ip", "status.podIP"), str("status.nominatedNodeName")).
-		alias("spec.host", "spec.nodeName"). // old v1 clients
+		alias("spec.host", "spec.nodeName").     // old v1 clients
 		alias("status.podIPs", "status.podIPs"), // accepted, but kube's field set has no value for it
 	"nodes":                  selectable(metaName, labelNotSupported, boolean("spec.unschedulable")),
 	"namespaces":             selectable(metaName, labelNotSupported, str("status.phase")),
@@ -168,14 +169,8 @@ func (fs *fieldSelectors) convert(label, value string) (string, string, error) {
 	if f, ok := fs.labels[label]; ok {
 		return f, value, nil
 	}
-	return "", "", fieldLabelError(fs.unsupported(label))
+	return "", "", errors.New(fs.unsupported(label)) // the 400's message
 }
-
-// fieldLabelError is an unsupported field label; its text is the 400's
-// message.
-type fieldLabelError string
-
-func (e fieldLabelError) Error() string { return string(e) }
 
 // derive computes the field values of one stored object. Empty values are
 // left out: a selector reads an absent field as "", as kube's field sets

@@ -7,11 +7,22 @@ import (
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
-// get serves GET of one object: its stored bytes, or a one-row Table.
+// get serves GET of one object: its stored bytes, a one-row Table or its
+// PartialObjectMetadata (or those converted to YAML or protobuf when only
+// these are accepted, see negotiate).
 func (s *Server) get(w http.ResponseWriter, r *http.Request, q *request) error {
-	out, err := negotiate(r.Header.Get("Accept"), true)
+	out, err := negotiate(r, q.res)
 	if err != nil {
 		return err
+	}
+	if out.shape == shapePartialList {
+		return notAcceptable("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", q.res, false)
+	}
+	var tw *tableWriter
+	if out.table() {
+		if tw, err = s.newTableWriter(q, out, r); err != nil {
+			return err
+		}
 	}
 	rv, err := parseRV(r.URL.Query().Get("resourceVersion"))
 	if err != nil {
@@ -24,18 +35,20 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, q *request) error {
 	if err != nil {
 		return storeErr(err, q.res, q.name)
 	}
-	if out.table {
-		tw := s.newTableWriter(q, out, r)
-		buf := getBuf()
-		defer putBuf(buf)
+	buf := getBuf()
+	defer putBuf(buf)
+	body := obj.Raw
+	switch out.shape {
+	case shapeTable:
 		b := tw.appendHeader((*buf)[:0], rev, "", 0, true)
 		b = tw.appendRow(b, obj, false)
 		*buf = tw.appendTrailer(b)
-		writeRaw(w, http.StatusOK, *buf)
-		return nil
+		body = *buf
+	case shapePartial:
+		*buf = appendPartial((*buf)[:0], obj, out.metaAPIVersion())
+		body = *buf
 	}
-	writeRaw(w, http.StatusOK, obj.Raw)
-	return nil
+	return s.writeBody(w, out, q.res, body, false)
 }
 
 // parseRV validates a resourceVersion parameter ("" when unset).

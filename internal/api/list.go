@@ -15,15 +15,26 @@ import (
 )
 
 // list serves a collection GET: the stored bytes of every matching object
-// joined into a List (or a Table), without parsing any of them.
+// joined into a List (or a Table, or a PartialObjectMetadataList built from
+// their metadata bytes), without parsing any of them. Only YAML and
+// protobuf answers convert the result (see writeBody).
 func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error {
-	out, err := negotiate(r.Header.Get("Accept"), true)
+	out, err := negotiate(r, q.res)
 	if err != nil {
 		return err
 	}
-	p, err := parseListParams(r)
+	if out.shape == shapePartial {
+		return notAcceptable("you requested PartialObjectMetadata, but the requested object is a list (%s)", q.res, true)
+	}
+	p, err := parseListParams(r, q.res)
 	if err != nil {
 		return err
+	}
+	var tw *tableWriter
+	if out.table() {
+		if tw, err = s.newTableWriter(q, out, r); err != nil {
+			return err
+		}
 	}
 	min := revisionOf(p.rv)
 	if p.cont != nil {
@@ -51,10 +62,6 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 		}
 		rev, after = p.cont.RV, p.cont.Start
 	}
-	var tw *tableWriter
-	if out.table {
-		tw = s.newTableWriter(q, out, r)
-	}
 	buf := getBuf()
 	defer putBuf(buf)
 	items, n, remaining := (*buf)[:0], int64(0), int64(0)
@@ -67,9 +74,15 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 			remaining++
 			return true
 		}
-		if tw != nil {
+		switch {
+		case tw != nil:
 			items = tw.appendRow(items, obj, n > 0)
-		} else {
+		case out.shape == shapePartialList:
+			if n > 0 {
+				items = append(items, ',')
+			}
+			items = appendPartial(items, obj, out.metaAPIVersion())
+		default:
 			if n > 0 {
 				items = append(items, ',')
 			}
@@ -84,20 +97,33 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	if remaining > 0 {
 		cont = encodeContinue(rev, last, q.namespace)
 	}
-	var head []byte
-	if tw != nil {
-		head = tw.appendHeader(make([]byte, 0, 1024), rev, cont, remaining, true)
-	} else {
-		head = appendListHeader(make([]byte, 0, 128), q.res, rev, cont, remaining)
+	head, tail := make([]byte, 0, 1024), listTrailer
+	switch {
+	case tw != nil:
+		head = tw.appendHeader(head, rev, cont, remaining, true)
+	case out.shape == shapePartialList:
+		head = appendPartialListHeader(head, out.metaAPIVersion(), rev, cont, remaining)
+	case !q.res.protobuf():
+		head, tail = appendCustomListParts(head, q.res, rev, cont, remaining)
+	default:
+		head = appendListHeader(head, q.res, rev, cont, remaining)
+	}
+	if out.format != formatJSON || out.pretty {
+		body := make([]byte, 0, len(head)+len(items)+len(tail))
+		body = append(append(append(body, head...), items...), tail...)
+		return s.writeBody(w, out, q.res, body[:len(body)-1], true) // without the newline
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-cache, private")
 	w.Write(head)
 	w.Write(items)
-	w.Write([]byte("]}\n"))
+	w.Write(tail)
 	return nil
 }
+
+// listTrailer closes a List, Table or PartialObjectMetadataList.
+var listTrailer = []byte("]}\n")
 
 func appendListHeader(b []byte, res *resource, rev uint64, cont string, remaining int64) []byte {
 	b = append(b, `{"kind":"`...)
@@ -108,6 +134,27 @@ func appendListHeader(b []byte, res *resource, rev uint64, cont string, remainin
 	return append(b, `,"items":[`...)
 }
 
+// appendCustomListParts returns the head and the trailer of a custom
+// resource's List, whose keys kube sorts: apiVersion, items, kind, metadata
+// (with "continue" always present).
+func appendCustomListParts(b []byte, res *resource, rev uint64, cont string, remaining int64) (head, tail []byte) {
+	b = append(b, `{"apiVersion":"`...)
+	b = append(b, res.groupVersion()...)
+	head = append(b, `","items":[`...)
+	t := append(make([]byte, 0, 128), `],"kind":"`...)
+	t = append(t, res.Kind...)
+	t = append(t, `List","metadata":{"continue":"`...)
+	t = append(t, cont...)
+	t = append(t, '"')
+	if cont != "" {
+		t = append(t, `,"remainingItemCount":`...)
+		t = strconv.AppendInt(t, remaining, 10)
+	}
+	t = append(t, `,"resourceVersion":"`...)
+	t = strconv.AppendUint(t, rev, 10)
+	return head, append(t, "\"}}\n"...)
+}
+
 type listParams struct {
 	rv    string
 	exact bool // resourceVersionMatch=Exact
@@ -116,7 +163,7 @@ type listParams struct {
 	sel   *selector
 }
 
-func parseListParams(r *http.Request) (*listParams, error) {
+func parseListParams(r *http.Request, res *resource) (*listParams, error) {
 	qv := r.URL.Query()
 	p := &listParams{}
 	var err error
@@ -148,7 +195,7 @@ func parseListParams(r *http.Request) (*listParams, error) {
 			return nil, err
 		}
 	}
-	p.sel, err = parseSelector(qv)
+	p.sel, err = parseSelector(qv, res)
 	return p, err
 }
 

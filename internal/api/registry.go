@@ -1,6 +1,8 @@
 package api
 
 import (
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"reflect"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -9,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/litek8s/litek8s/internal/api/table"
 )
 
 // resource is one row of the registry: everything the generic handlers need
@@ -37,6 +41,17 @@ type resource struct {
 	// Validate checks kind-specific rules (immutable fields, …) on create
 	// (old nil) and update. Optional.
 	Validate func(obj, old runtime.Object) field.ErrorList
+	// Normalize runs on every write before validation (custom resources:
+	// pruning of unknown fields and schema defaults). Optional.
+	Normalize func(obj runtime.Object)
+	// Custom marks a custom resource (served from a CRD); Schema is its
+	// OpenAPI schema and ListKind its list kind.
+	Custom   bool
+	Schema   *spec.Schema
+	ListKind string
+	// Printer, when set, replaces table.Lookup for Tables (custom
+	// resources: the CRD's printer columns, evaluated at request time).
+	Printer *table.Printer
 }
 
 // scaleSpec says where a resource keeps what its Scale shows, as JSON
@@ -141,6 +156,8 @@ func builtin() []*resource {
 type registry struct {
 	all  []*resource
 	byGV map[string]map[string]*resource // groupVersion → plural → resource
+	// crdRev is the revision of the CRD table the registry was built from.
+	crdRev uint64
 }
 
 func newRegistry(rs []*resource) *registry {
@@ -162,7 +179,7 @@ func (reg *registry) lookup(groupVersion, plural string) *resource {
 // scheme registers the served kinds' Go types (for decoding request bodies).
 func (reg *registry) scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, apiextv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}

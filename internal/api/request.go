@@ -35,6 +35,9 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 		return nil, errNotFoundResource
 	}
 	q.res = s.registry().lookup(gv, segs[0])
+	if q.res == nil || q.res.Custom { // unknown, or a custom resource: are CRDs current?
+		q.res = s.refreshCRDs(r.Context()).lookup(gv, segs[0])
+	}
 	if q.res == nil {
 		return nil, errNotFoundResource
 	}

@@ -10,13 +10,18 @@ import (
 )
 
 // selector filters objects by label and field selectors. Labels and field
-// values were parsed at apply time (kv.Derived), so matching parses nothing.
+// values were parsed at apply time (kv.Derived), so matching parses and
+// allocates nothing.
 type selector struct {
 	labels labels.Selector // nil: everything
 	fields fields.Selector // nil: everything
 }
 
-func parseSelector(q url.Values) (*selector, error) {
+// parseSelector parses labelSelector and fieldSelector for resource res.
+// A field label res does not support is a 400 worded as kube words it for
+// that kind; labels kube converts ("spec.host") select the field they
+// stand for.
+func parseSelector(q url.Values, res *resource) (*selector, error) {
 	sel := &selector{}
 	if ls := q.Get("labelSelector"); ls != "" {
 		p, err := labels.Parse(ls)
@@ -32,10 +37,8 @@ func parseSelector(q url.Values) (*selector, error) {
 		if err != nil {
 			return nil, badRequest("%v", err)
 		}
-		for _, req := range p.Requirements() {
-			if req.Field != "metadata.name" && req.Field != "metadata.namespace" {
-				return nil, badRequest("field label not supported: %s", req.Field)
-			}
+		if p, err = p.Transform(fieldsFor(res.storeKey()).convert); err != nil {
+			return nil, badRequest("%v", err)
 		}
 		if !p.Empty() {
 			sel.fields = p
@@ -53,7 +56,9 @@ func (s *selector) matches(obj *kv.Object) bool {
 	return s.fields == nil || s.fields.Matches(objectFields{obj})
 }
 
-// objectFields exposes an object's selectable fields without building a map.
+// objectFields exposes an object's selectable fields without building a
+// map: metadata.name and metadata.namespace from its key, the others from
+// the values Derive computed (absent = "", as in kube's field sets).
 type objectFields struct{ obj *kv.Object }
 
 func (f objectFields) Has(field string) bool {

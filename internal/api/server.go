@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,11 +30,15 @@ type Config struct {
 	// GitVersion is reported by /version.
 	GitVersion string
 	Logger     *slog.Logger
+	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a
+	// BOOKMARK (kube: about every minute); 0 means one minute.
+	BookmarkInterval time.Duration
 }
 
 // DefaultConfig returns a Config with the defaults filled in.
 func DefaultConfig() Config {
-	return Config{LeaderWait: 5 * time.Second, Now: time.Now, GitVersion: "v1.37.2-litek8s", Logger: slog.Default()}
+	return Config{LeaderWait: 5 * time.Second, Now: time.Now, GitVersion: "v1.37.2-litek8s", Logger: slog.Default(),
+		BookmarkInterval: time.Minute}
 }
 
 // Validate reports the first invalid setting.
@@ -64,6 +69,10 @@ type Server struct {
 	// resources change (setRegistry).
 	reg     atomic.Pointer[registry]
 	schemas atomic.Pointer[http.ServeMux]
+	// builtin are the registry rows of the built-in kinds; crdMu
+	// serialises registry rebuilds when CRDs change (refreshCRDs).
+	builtin []*resource
+	crdMu   sync.Mutex
 }
 
 // New builds the API server over store.
@@ -72,7 +81,8 @@ func New(cfg Config, store Store) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: store, log: cfg.Logger}
-	reg := newRegistry(builtin())
+	s.builtin = append(builtin(), crdKinds()...)
+	reg := newRegistry(s.builtin)
 	var err error
 	if s.scheme, err = reg.scheme(); err != nil {
 		return nil, err
@@ -105,7 +115,10 @@ func (s *Server) routes(mux *http.ServeMux) error {
 	if s.cfg.Internal != nil {
 		mux.Handle("/internal/", s.cfg.Internal)
 	}
-	schemas := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { s.schemas.Load().ServeHTTP(w, r) })
+	schemas := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.refreshCRDs(r.Context())
+		s.schemas.Load().ServeHTTP(w, r)
+	})
 	for _, p := range []string{"GET /api", "GET /api/{version}", "GET /apis", "GET /apis/{group}",
 		"GET /apis/{group}/{version}", "/openapi/"} {
 		mux.Handle(p, schemas)

@@ -5,27 +5,44 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
 	"github.com/litek8s/litek8s/internal/api/table"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
 // tableWriter writes meta.k8s.io Tables straight into a buffer: cells come
 // from the apply-time index (kv.Derived.Cells), row objects from the raw
-// bytes of the stored metadata.
+// bytes of the stored metadata. A resource with a printer of its own
+// (custom resources: their printer columns) has its cells computed at
+// request time instead.
 type tableWriter struct {
 	printer    *table.Printer
+	live       bool   // cells are computed now (custom resources), not at apply time
+	custom     bool   // cells come from printer.Cells at request time
 	apiVersion string // meta.k8s.io/v1 or meta.k8s.io/v1beta1
 	include    string // Metadata (default), Object or None
 	now        time.Time
 }
 
-func (s *Server) newTableWriter(q *request, out output, r *http.Request) *tableWriter {
+// newTableWriter validates the Table options (includeObject) as kube
+// does and returns the writer of q's Tables.
+func (s *Server) newTableWriter(q *request, out output, r *http.Request) (*tableWriter, error) {
 	inc := r.URL.Query().Get("includeObject")
-	if inc == "" {
+	switch inc {
+	case "":
 		inc = "Metadata"
+	case "Metadata", "Object", "None":
+	default:
+		return nil, badRequest("Unable to convert to Table as requested: %v", field.Invalid(field.NewPath("includeObject"),
+			inc, "must be 'Metadata', 'Object', 'None', or empty").Error())
 	}
-	return &tableWriter{printer: table.Lookup(q.res.storeKey()), apiVersion: "meta.k8s.io/" + out.tableVersion,
+	tw := &tableWriter{printer: q.res.Printer, custom: q.res.Printer != nil, apiVersion: out.metaAPIVersion(),
 		include: inc, now: s.cfg.Now()}
+	if tw.printer == nil {
+		tw.printer = table.Lookup(q.res.storeKey())
+	}
+	return tw, nil
 }
 
 // appendHeader opens a Table up to the rows array. columns=false writes
@@ -48,21 +65,19 @@ func (t *tableWriter) appendRow(b []byte, obj *kv.Object, comma bool) []byte {
 	if comma {
 		b = append(b, ',')
 	}
-	b = table.AppendCells(append(b, `{"cells":`...), obj.Cells, t.now)
+	cells := obj.Cells
+	if t.custom {
+		cells = t.printer.Cells(obj.Raw)
+	}
+	b = table.AppendCells(append(b, `{"cells":`...), cells, t.now)
 	b = append(b, `,"object":`...)
-	switch {
-	case t.include == "None":
+	switch t.include {
+	case "None":
 		b = append(b, "null"...)
-	case t.include == "Object":
+	case "Object":
 		b = append(b, obj.Raw...)
-	case obj.MetaEnd > obj.MetaStart:
-		b = append(b, `{"kind":"PartialObjectMetadata","apiVersion":"`...)
-		b = append(b, t.apiVersion...)
-		b = append(b, `","metadata":`...)
-		b = append(b, obj.Raw[obj.MetaStart:obj.MetaEnd]...)
-		b = append(b, '}')
 	default:
-		b = append(b, "null"...)
+		b = appendPartial(b, obj, t.apiVersion)
 	}
 	return append(b, '}')
 }

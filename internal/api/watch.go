@@ -6,59 +6,88 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
+// listOptionsKind names ListOptions in 422s about watch parameters.
+var listOptionsKind = schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}
+
+// defaultBookmarkInterval is how often kube's watch cache sends a watcher
+// that allows bookmarks a BOOKMARK (Config.BookmarkInterval overrides it).
+const defaultBookmarkInterval = time.Minute
+
 // watch streams changes of a collection from the local change feed as
-// {"type":…,"object":…} lines (or one-row Tables), without parsing objects.
+// {"type":…,"object":…} lines (the stored objects, one-row Tables or
+// PartialObjectMetadata), or as protobuf frames for protobuf-only clients,
+// without parsing objects on the JSON paths.
+//
+// With allowWatchBookmarks=true it also sends BOOKMARK events, like kube's
+// watch cache: every Config.BookmarkInterval and once 2 s before the
+// timeoutSeconds deadline, carrying only kind, apiVersion and
+// metadata.resourceVersion (the revision this member has applied, once every
+// event up to it has been written). They are shaped like the other events:
+// a one-row Table in a Table watch (kube converts the empty bookmark object
+// too, its row showing empty cells; kubectl never asks for bookmarks), a
+// PartialObjectMetadata in a metadata watch.
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error {
-	out, err := negotiate(r.Header.Get("Accept"), true)
+	out, err := negotiate(r, q.res)
 	if err != nil {
 		return err
+	}
+	switch {
+	case out.format == formatYAML: // kube has no YAML stream serializer
+		return errNotAcceptable
+	case out.shape == shapePartialList:
+		// kube cannot turn a watch event into a list: it logs and sends the
+		// object itself.
+		out.shape = shapeObject
+		if out.format == formatProtobuf && !q.res.protobuf() {
+			return errNotAcceptable
+		}
 	}
 	qv := r.URL.Query()
-	rvs, err := parseRV(qv.Get("resourceVersion"))
+	p, err := parseWatchParams(qv, q.res)
 	if err != nil {
 		return err
 	}
-	sel, err := parseSelector(qv)
-	if err != nil {
-		return err
-	}
-	initial := qv.Get("sendInitialEvents") == "true"
-	if initial && qv.Get("allowWatchBookmarks") != "true" {
-		return badRequest("sendInitialEvents requires allowWatchBookmarks=true")
+	ww := &watchWriter{s: s, w: w, q: q, out: out, sel: p.sel, bookmarks: p.bookmarks}
+	if out.table() {
+		if ww.table, err = s.newTableWriter(q, out, r); err != nil {
+			return err
+		}
 	}
 	ctx := r.Context()
-	if t := qv.Get("timeoutSeconds"); t != "" {
-		secs, err := strconv.ParseInt(t, 10, 64)
-		if err != nil || secs < 0 {
-			return badRequest("invalid timeoutSeconds %q", t)
-		}
-		if secs > 0 {
-			var cancel func()
-			ctx, cancel = context.WithTimeout(ctx, time.Duration(secs)*time.Second)
-			defer cancel()
-		}
+	var deadline time.Time
+	if p.timeout > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeout(ctx, p.timeout)
+		defer cancel()
+		deadline, _ = ctx.Deadline()
 	}
-	ww := &watchWriter{w: w, q: q, sel: sel}
-	if out.table {
-		ww.table = s.newTableWriter(q, out, r)
-	}
-	rev, _ := strconv.ParseUint(rvs, 10, 64)
+	rev := revisionOf(p.rv)
 	// resourceVersion unset or "0", or a watch-list: start with the current
 	// state as ADDED events, then follow from its revision.
 	var snapshot *kv.List
-	if rvs == "" || rvs == "0" || initial {
-		if snapshot, err = s.store.List(ctx, q.res.storeKey(), q.namespace, rvs == ""); err != nil {
+	if p.initialEvents() {
+		if err := s.atLeast(ctx, rev); err != nil {
+			return err
+		}
+		if snapshot, err = s.store.List(ctx, q.res.storeKey(), q.namespace, p.rv == ""); err != nil {
 			return availabilityErr(err)
 		}
 		rev = snapshot.Rev
+	} else if p.rv == "" { // sendInitialEvents=false: from now on
+		rev = s.store.Revision()
 	}
 	watcher, err := s.store.Watch(q.res.storeKey(), q.namespace, rev)
 	ww.start()
@@ -73,50 +102,141 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 		return ww.fail(availabilityErr(err))
 	}
 	defer watcher.Stop()
+	ww.seen = rev
 	if snapshot != nil {
 		snapshot.Range("", func(obj *kv.Object) bool {
-			if sel.matches(obj) {
+			if ww.sel.matches(obj) {
 				ww.event("ADDED", obj)
 			}
 			return true
 		})
-		if initial {
-			ww.initialEventsEnd(rev)
+		if p.sendInitialEvents && p.bookmarks {
+			ww.bookmark(rev, true)
 		}
 	}
 	ww.flush()
-	return ww.follow(ctx, watcher)
+	return ww.follow(ctx, watcher, deadline)
 }
 
-// watchWriter writes watch events to one client.
+// watchParams are a watch's query parameters.
+type watchParams struct {
+	rv                string
+	sel               *selector
+	bookmarks         bool // allowWatchBookmarks
+	sendInitialEvents bool // sendInitialEvents=true (a watch-list)
+	initialSet        bool // sendInitialEvents was given
+	timeout           time.Duration
+}
+
+// initialEvents tells whether the watch starts with the current state: a
+// watch-list, or a legacy watch from resourceVersion "" or "0".
+func (p *watchParams) initialEvents() bool {
+	if p.initialSet {
+		return p.sendInitialEvents
+	}
+	return p.rv == "" || p.rv == "0"
+}
+
+// parseWatchParams reads and validates a watch's parameters as kube's
+// ListOptions validation does for watches.
+func parseWatchParams(qv url.Values, res *resource) (*watchParams, error) {
+	p := &watchParams{}
+	var err error
+	if p.rv, err = parseRV(qv.Get("resourceVersion")); err != nil {
+		return nil, err
+	}
+	if p.sel, err = parseSelector(qv, res); err != nil {
+		return nil, err
+	}
+	p.bookmarks = queryBool(qv, "allowWatchBookmarks")
+	_, p.initialSet = qv["sendInitialEvents"]
+	p.sendInitialEvents = queryBool(qv, "sendInitialEvents")
+	rvm, match := field.NewPath("resourceVersionMatch"), qv.Get("resourceVersionMatch")
+	var errs field.ErrorList
+	if p.initialSet && match != string(metav1.ResourceVersionMatchNotOlderThan) {
+		errs = append(errs, field.Forbidden(rvm, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+	}
+	if match != "" {
+		if !p.initialSet {
+			errs = append(errs, field.Forbidden(rvm, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if match != string(metav1.ResourceVersionMatchNotOlderThan) {
+			errs = append(errs, field.NotSupported(rvm, match, []string{string(metav1.ResourceVersionMatchNotOlderThan)}))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(listOptionsKind, "", errs)
+	}
+	if t := qv.Get("timeoutSeconds"); t != "" {
+		secs, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || secs < 0 {
+			return nil, badRequest("invalid timeoutSeconds %q", t)
+		}
+		p.timeout = time.Duration(secs) * time.Second
+	}
+	return p, nil
+}
+
+// queryBool reads a boolean query parameter the way kube's parameter codec
+// does: present and neither "0" nor "false".
+func queryBool(qv url.Values, name string) bool {
+	v, ok := qv[name]
+	if !ok || len(v) == 0 {
+		return false
+	}
+	return v[0] != "0" && !strings.EqualFold(v[0], "false")
+}
+
+// watchWriter writes the events of one watch to its client. Only the
+// watch's goroutine uses it.
 type watchWriter struct {
-	w       http.ResponseWriter
-	q       *request
-	sel     *selector
-	table   *tableWriter
-	buf     []byte
-	columns bool // column definitions were sent (Table watches)
+	s         *Server
+	w         http.ResponseWriter
+	q         *request
+	out       output
+	sel       *selector
+	table     *tableWriter
+	bookmarks bool
+	buf       []byte // events not yet written
+	scratch   []byte // an event's object before protobuf encoding
+	columns   bool   // column definitions were sent (Table watches)
+	seen      uint64 // the revision every event up to which was sent
 }
 
 func (ww *watchWriter) start() {
 	h := ww.w.Header()
-	h.Set("Content-Type", "application/json")
+	if ww.out.format == formatProtobuf {
+		h.Set("Content-Type", mediaProtobuf+";stream=watch")
+	} else {
+		h.Set("Content-Type", mediaJSON)
+	}
 	h.Set("Cache-Control", "no-cache, private")
 	ww.w.WriteHeader(http.StatusOK)
 	ww.flush()
 }
 
-func (ww *watchWriter) follow(ctx context.Context, watcher kv.Watcher) error {
+// follow streams the feed's events (and bookmarks) until the watch ends.
+func (ww *watchWriter) follow(ctx context.Context, watcher kv.Watcher, deadline time.Time) error {
+	interval := ww.s.cfg.BookmarkInterval
+	if interval <= 0 {
+		interval = defaultBookmarkInterval
+	}
+	var tick <-chan time.Time
+	var timer *time.Timer
+	if ww.bookmarks {
+		if d, ok := nextBookmark(time.Now(), interval, deadline); ok {
+			timer = time.NewTimer(d)
+			defer timer.Stop()
+			tick = timer.C
+		}
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case ev, ok := <-watcher.Events():
 			if !ok {
-				if errors.Is(watcher.Err(), kv.ErrExpired) {
-					return ww.expired("the watch fell behind the change feed; relist")
-				}
-				return nil
+				return ww.ended(watcher)
 			}
 			ww.change(ev)
 			if len(watcher.Events()) == 0 {
@@ -124,13 +244,63 @@ func (ww *watchWriter) follow(ctx context.Context, watcher kv.Watcher) error {
 					return nil
 				}
 			}
+		case <-tick:
+			// The store's revision covers every event up to it only once
+			// they are all out of the channel (they were queued before the
+			// revision was published); with events pending, they go first.
+			rev := ww.s.store.Revision()
+			select {
+			case ev, ok := <-watcher.Events():
+				if !ok {
+					return ww.ended(watcher)
+				}
+				ww.change(ev)
+				timer.Reset(0)
+				continue
+			default:
+			}
+			ww.bookmark(max(rev, ww.seen), false)
+			if err := ww.flush(); err != nil {
+				return nil
+			}
+			d, ok := nextBookmark(time.Now(), interval, deadline)
+			if !ok {
+				tick = nil
+				continue
+			}
+			timer.Reset(d)
 		}
 	}
+}
+
+// nextBookmark is when kube's watch cache sends the next bookmark: after
+// interval, or 2 s before the watch's deadline if that is sooner; none
+// once that moment has passed.
+func nextBookmark(now time.Time, interval time.Duration, deadline time.Time) (time.Duration, bool) {
+	next := now.Add(interval)
+	if !deadline.IsZero() {
+		if pre := deadline.Add(-2 * time.Second); pre.Before(next) {
+			next = pre
+		}
+	}
+	if next.Before(now) {
+		return 0, false
+	}
+	return next.Sub(now), true
+}
+
+// ended reports why the feed closed the watch.
+func (ww *watchWriter) ended(watcher kv.Watcher) error {
+	if errors.Is(watcher.Err(), kv.ErrExpired) {
+		return ww.expired("the watch fell behind the change feed; relist")
+	}
+	return nil
 }
 
 // change writes ev as the client sees it through its selector: an object
 // that stops matching is DELETED, one that starts matching is ADDED.
 func (ww *watchWriter) change(ev kv.Event) {
+	ww.seen = max(ww.seen, ev.Object.RV)
 	now := ww.sel.matches(ev.Object)
 	if ww.sel.everything() || ev.Prev == nil || ev.Type == kv.Deleted {
 		if now {
@@ -149,33 +319,64 @@ func (ww *watchWriter) change(ev kv.Event) {
 	}
 }
 
+// event writes one event of type typ about obj.
 func (ww *watchWriter) event(typ string, obj *kv.Object) {
-	b := append(ww.buf, `{"type":"`...)
-	b = append(b, typ...)
-	b = append(b, `","object":`...)
-	if ww.table != nil {
-		b = ww.table.appendHeader(b, obj.RV, "", 0, !ww.columns)
-		b = ww.table.appendTrailer(ww.table.appendRow(b, obj, false))
-		ww.columns = true
+	ww.eventWith(typ, obj, ww.table)
+}
+
+func (ww *watchWriter) eventWith(typ string, obj *kv.Object, tw *tableWriter) {
+	if ww.out.format == formatProtobuf {
+		ww.scratch = ww.appendObject(ww.scratch[:0], obj, tw)
+		o, err := protoWatchObject(ww.scratch, ww.q.res, ww.out)
+		if err == nil {
+			ww.buf, err = ww.s.appendProtoWatchEvent(ww.buf, typ, o)
+		}
+		if err != nil {
+			ww.s.log.Error("protobuf watch event", "resource", ww.q.res.storeKey(), "err", err)
+		}
 	} else {
-		b = append(b, obj.Raw...)
+		b := append(ww.buf, `{"type":"`...)
+		b = append(b, typ...)
+		b = append(b, `","object":`...)
+		b = ww.appendObject(b, obj, tw)
+		ww.buf = append(b, "}\n"...)
 	}
-	ww.buf = append(b, "}\n"...)
 	if len(ww.buf) > 256<<10 {
 		ww.flush()
 	}
 }
 
-// initialEventsEnd sends the bookmark that ends a watch-list's initial events.
-func (ww *watchWriter) initialEventsEnd(rev uint64) {
-	res := ww.q.res
-	b := append(ww.buf, `{"type":"BOOKMARK","object":{"kind":"`...)
-	b = append(b, res.Kind...)
-	b = append(b, `","apiVersion":"`...)
-	b = append(b, res.groupVersion()...)
-	b = append(b, `","metadata":{"resourceVersion":"`...)
-	b = strconv.AppendUint(b, rev, 10)
-	ww.buf = append(b, `","annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n"...)
+// appendObject appends the JSON object of an event about obj: the stored
+// bytes, its PartialObjectMetadata or a one-row Table (the first with the
+// column definitions, later ones with "columnDefinitions":null).
+func (ww *watchWriter) appendObject(b []byte, obj *kv.Object, tw *tableWriter) []byte {
+	switch {
+	case tw != nil:
+		b = tw.appendHeader(b, obj.RV, "", 0, !ww.columns)
+		ww.columns = true
+		return tw.appendTrailer(tw.appendRow(b, obj, false))
+	case ww.out.shape == shapePartial:
+		return appendPartial(b, obj, ww.out.metaAPIVersion())
+	}
+	return append(b, obj.Raw...)
+}
+
+// bookmark sends a BOOKMARK at revision rev; initialEnd marks the end of a
+// watch-list's initial events (annotation k8s.io/initial-events-end).
+func (ww *watchWriter) bookmark(rev uint64, initialEnd bool) {
+	obj := bookmarkObject(ww.q.res, rev, initialEnd)
+	tw := ww.table
+	if tw != nil {
+		if !tw.custom {
+			obj.Cells = tw.printer.Cells(obj.Raw)
+		}
+		if initialEnd && tw.include == "None" { // kube keeps the annotation visible
+			t := *tw
+			t.include = "Metadata"
+			tw = &t
+		}
+	}
+	ww.eventWith("BOOKMARK", obj, tw)
 }
 
 func (ww *watchWriter) flush() error {
@@ -201,9 +402,15 @@ func (ww *watchWriter) fail(err error) error {
 	}
 	st := se.Status()
 	st.Kind, st.APIVersion = "Status", "v1"
-	obj, _ := json.Marshal(&st)
-	ww.buf = append(ww.buf, `{"type":"ERROR","object":`...)
-	ww.buf = append(append(ww.buf, obj...), "}\n"...)
+	if ww.out.format == formatProtobuf {
+		if ww.buf, err = ww.s.appendProtoWatchEvent(ww.buf, "ERROR", &st); err != nil {
+			ww.s.log.Error("protobuf watch error event", "err", err)
+		}
+	} else {
+		obj, _ := json.Marshal(&st)
+		ww.buf = append(ww.buf, `{"type":"ERROR","object":`...)
+		ww.buf = append(append(ww.buf, obj...), "}\n"...)
+	}
 	ww.flush()
 	return nil
 }

@@ -6,75 +6,14 @@
 # every member it starts is stopped on exit.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/litek8s-e2e.XXXXXX")
-pids=()
-
-cleanup() {
-  local rc=$?
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  if [ "$rc" -ne 0 ]; then
-    echo "--- member logs (failure) ---" >&2
-    for f in "$work"/n*/err.log; do echo "== $f" >&2; tail -n 30 "$f" >&2 || true; done
-  fi
-  [ -n "${KEEP_E2E:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
-  exit "$rc"
-}
-trap cleanup EXIT
-
-node=${1:-}
-if [ -z "$node" ]; then
-  node="$work/node"
-  (cd "$root" && go build -o "$node" ./cmd/node)
-fi
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
-step() { echo "--- $*"; }
-
-# wait_for FILE PATTERN: wait up to 30 s for PATTERN in FILE.
-wait_for() {
-  for _ in $(seq 300); do
-    grep -qE "$2" "$1" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  fail "timed out waiting for '$2' in $1"
-}
-
-start_member() { # id [join-url token]
-  local id=$1 dir="$work/n$1"
-  mkdir -p "$dir"
-  local args=(--id "node-$id" --data-dir "$dir/data" --api-addr 127.0.0.1:0 --raft-addr 127.0.0.1:0)
-  [ $# -ge 3 ] && args+=(--join "$2" --join-token "$3")
-  "$node" "${args[@]}" >"$dir/out.log" 2>"$dir/err.log" &
-  pids+=($!)
-  wait_for "$dir/out.log" "^kubeconfig: "
-}
-
-k() { # member kubectl-args...
-  local m=$1; shift
-  kubectl --kubeconfig "$work/n$m/data/kubeconfig" --request-timeout=20s "$@"
-}
+. "$(dirname "$0")/lib.sh"
+e2e_init e2e "${1:-}"
 
 step "start 3 members"
-start_member 1
-url=$(sed -n 's/^litek8s member .* serving \(https:[^ ]*\) .*/\1/p' "$work/n1/out.log")
-token=$(cat "$work/n1/data/tls/admin-token")
-start_member 2 "$url" "$token"
-start_member 3 "$url" "$token"
+start_cluster
 
 step "default namespaces on every member"
-for m in 1 2 3; do
-  for _ in $(seq 100); do
-    out=$(k $m get ns -o name 2>/dev/null || true)
-    [ "$(echo "$out" | grep -c -E '^namespace/(default|kube-system|kube-public)$')" = 3 ] && break
-    sleep 0.1
-  done
-  echo "$out" | grep -qx namespace/default || fail "member $m: namespace default missing: $out"
-  echo "$out" | grep -qx namespace/kube-system || fail "member $m: kube-system missing"
-  echo "$out" | grep -qx namespace/kube-public || fail "member $m: kube-public missing"
-done
+wait_default_namespaces
 
 step "create namespace (on a follower)"
 k 2 create namespace e2e | grep -qx 'namespace/e2e created' || fail "create namespace"

@@ -45,6 +45,13 @@ func buildDocument(gv groupVersion, kinds []Kind, hints *mergeHints, version str
 	}
 	paths := map[string]*spec3.Path{gv.urlPrefix() + "/": discoveryPath(gv, resourceList)}
 	for _, k := range kinds {
+		if k.Schema != nil {
+			if refs.object, refs.list, err = defineCustom(b, k); err != nil {
+				return nil, err
+			}
+			maps.Copy(paths, kindPaths(k, refs))
+			continue
+		}
 		if refs.object, err = defineKind(b, k.Type, schemaGVK{k.Group, k.Kind, k.Version}); err != nil {
 			return nil, err
 		}

@@ -28,12 +28,15 @@ func loadMergeHints(kinds []Kind) *mergeHints {
 	scheme := runtime.NewScheme()
 	for _, k := range kinds {
 		gvk := k.groupVersion().withKind(k.Kind)
-		if !scheme.Recognizes(gvk) {
+		if k.Type != nil && !scheme.Recognizes(gvk) {
 			scheme.AddKnownTypeWithName(gvk, newObject(k.Type))
 		}
 	}
 	converter := applyconfigurations.NewTypeConverter(scheme)
 	for _, k := range kinds {
+		if k.Type == nil {
+			continue
+		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(k.groupVersion().withKind(k.Kind))
 		if tv, err := converter.ObjectToTyped(u); err == nil {

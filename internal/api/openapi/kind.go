@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"fmt"
 	"reflect"
 	"slices"
@@ -17,6 +18,11 @@ type Kind struct {
 	Type                           reflect.Type // e.g. reflect.TypeOf(corev1.ConfigMap{})
 	ListType                       reflect.Type // e.g. reflect.TypeOf(corev1.ConfigMapList{})
 	Verbs                          []string     // get list watch create update patch delete deletecollection
+	// Schema is the object schema of a custom resource (from its CRD),
+	// used instead of Type and ListType, which are then nil.
+	Schema *spec.Schema
+	// ListKind names a custom resource's list kind ("WidgetList").
+	ListKind string
 }
 
 // isKnownVerb reports whether v is a verb a Kind may list, as in API
@@ -42,6 +48,11 @@ func (k Kind) validate() error {
 	switch {
 	case k.Version == "" || k.Resource == "" || k.Kind == "":
 		return bad("version, resource and kind are required")
+	case k.Schema != nil:
+		if k.ListKind == "" {
+			return bad("a custom kind needs ListKind")
+		}
+		return nil
 	case k.Type == nil || k.ListType == nil:
 		return bad("Type and ListType are required")
 	}

@@ -75,3 +75,19 @@ func (w *rowWriter) eventSource(e *eventMembers) {
 	}
 	w.end()
 }
+
+// eventsV1Cells prints an events.k8s.io/v1 Event with the core printer,
+// as kube does after converting it: regarding is the involved object, note
+// the message, deprecatedSource/FirstTimestamp/LastTimestamp/Count the
+// source, times and count, reportingController the reporting component.
+func eventsV1Cells(o *object, w *rowWriter) {
+	e := &o.event // eventTime, reason, series and reportingInstance share names
+	e.involvedObject = o.get("regarding")
+	e.message = o.get("note")
+	e.source = o.get("deprecatedSource")
+	e.firstTimestamp = o.get("deprecatedFirstTimestamp")
+	e.lastTimestamp = o.get("deprecatedLastTimestamp")
+	e.count = o.get("deprecatedCount")
+	e.reportingComponent = o.get("reportingController")
+	eventCells(o, w)
+}

@@ -15,11 +15,32 @@ type object struct {
 	deleting bool         // metadata.deletionTimestamp is set
 	labels   gjson.Result // metadata.labels
 
+	annotations, ownerReferences gjson.Result // metadata.annotations, metadata.ownerReferences
+
 	spec, status gjson.Result
 
 	typ              gjson.Result // Secret and Event type
 	data, binaryData gjson.Result // ConfigMap, Secret
-	event            eventMembers // the other top-level members of an Event
+	event            eventMembers // the top-level members of a core/v1 Event
+	rest             []member     // every other top-level member, in order
+}
+
+// member is one top-level member of an object that the fields above do not
+// hold (Endpoints subsets, a RoleBinding's roleRef, …).
+type member struct {
+	key string
+	val gjson.Result
+}
+
+// get returns the top-level member key from rest (an empty Result when
+// absent).
+func (o *object) get(key string) gjson.Result {
+	for _, m := range o.rest {
+		if m.key == key {
+			return m.val
+		}
+	}
+	return gjson.Result{}
 }
 
 // eventMembers are the top-level members of a core/v1 Event.
@@ -45,8 +66,11 @@ func readObject(doc gjson.Result) *object {
 			o.data = v
 		case "binaryData":
 			o.binaryData = v
+		case "kind", "apiVersion":
 		default:
-			o.event.set(k.Str, v)
+			if !o.event.set(k.Str, v) {
+				o.rest = append(o.rest, member{k.Str, v})
+			}
 		}
 		return true
 	})
@@ -64,12 +88,18 @@ func (o *object) readMeta(meta gjson.Result) {
 			o.deleting = v.Type == gjson.String
 		case "labels":
 			o.labels = v
+		case "annotations":
+			o.annotations = v
+		case "ownerReferences":
+			o.ownerReferences = v
 		}
 		return true
 	})
 }
 
-func (e *eventMembers) set(key string, v gjson.Result) {
+// set keeps v if key is a member of a core/v1 Event, and reports whether
+// it is.
+func (e *eventMembers) set(key string, v gjson.Result) bool {
 	switch key {
 	case "involvedObject":
 		e.involvedObject = v
@@ -93,7 +123,10 @@ func (e *eventMembers) set(key string, v gjson.Result) {
 		e.reportingComponent = v
 	case "reportingInstance":
 		e.reportingInstance = v
+	default:
+		return false
 	}
+	return true
 }
 
 // forEachMember calls fn for each member of a JSON object (and for nothing
@@ -122,6 +155,20 @@ func parseTime(r gjson.Result) time.Time {
 		return time.Time{}
 	}
 	return t
+}
+
+// memberOf returns the member key of a JSON object (keys such as
+// annotation names hold dots, which a gjson path would split at).
+func memberOf(obj gjson.Result, key string) gjson.Result {
+	var out gjson.Result
+	forEachMember(obj, func(k, v gjson.Result) bool {
+		if k.Str == key {
+			out = v
+			return false
+		}
+		return true
+	})
+	return out
 }
 
 // countMembers returns the number of members of a JSON object.

@@ -45,11 +45,45 @@ func (w *rowWriter) strOr(s, def string) {
 	w.str(s)
 }
 
+// optional writes the string v (empty included), or def when v is null or
+// absent: an optional string field printed as kube prints a nil pointer.
+func (w *rowWriter) optional(v gjson.Result, def string) {
+	if v.Type == gjson.Null {
+		w.str(def)
+		return
+	}
+	w.str(v.String())
+}
+
 // num writes a number cell.
 func (w *rowWriter) num(n int64) {
 	w.start = len(w.buf)
 	w.buf = strconv.AppendInt(w.buf, n, 10)
 	w.add(time.Time{})
+}
+
+// boolean writes a JSON boolean cell.
+func (w *rowWriter) boolean(b bool) {
+	w.start = len(w.buf)
+	w.buf = strconv.AppendBool(w.buf, b)
+	w.add(time.Time{})
+}
+
+// duration writes a string cell with d as kubectl shows ages ("5m30s").
+func (w *rowWriter) duration(d time.Duration) {
+	w.begin()
+	w.buf = appendHumanDuration(w.buf, d)
+	w.end()
+}
+
+// ageOr writes a clock cell with the age of t, or the string def when t is
+// zero.
+func (w *rowWriter) ageOr(t time.Time, def string) {
+	if t.IsZero() {
+		w.str(def)
+		return
+	}
+	w.age(t)
 }
 
 // age writes a clock cell: the age of t, rendered by AppendCells.

@@ -22,6 +22,8 @@ type Printer struct {
 
 	cells cellsFunc // fills one row, in column order
 	defs  []byte    // the encoded column definitions
+	// custom, when set, computes the cells instead of cells (NewCustom).
+	custom func(raw []byte) []kv.Cell
 }
 
 // cellsFunc writes the cells of one object, in column order.
@@ -41,6 +43,46 @@ var printers = map[string]*Printer{
 	"deployments.apps":           newPrinter(deploymentColumns, deploymentCells),
 	"replicasets.apps":           newPrinter(replicaSetColumns, replicaSetCells),
 	"leases.coordination.k8s.io": newPrinter(leaseColumns, leaseCells),
+
+	"endpoints":              newPrinter(endpointsColumns, endpointsCells),
+	"persistentvolumeclaims": newPrinter(persistentVolumeClaimColumns, persistentVolumeClaimCells),
+	"persistentvolumes":      newPrinter(persistentVolumeColumns, persistentVolumeCells),
+	"resourcequotas":         newPrinter(resourceQuotaColumns, resourceQuotaCells),
+	"podtemplates":           newPrinter(podTemplateColumns, podTemplateCells),
+	"replicationcontrollers": newPrinter(replicationControllerColumns, replicationControllerCells),
+
+	"statefulsets.apps":        newPrinter(statefulSetColumns, statefulSetCells),
+	"daemonsets.apps":          newPrinter(daemonSetColumns, daemonSetCells),
+	"controllerrevisions.apps": newPrinter(controllerRevisionColumns, controllerRevisionCells),
+
+	"jobs.batch":     newPrinter(jobColumns, jobCells),
+	"cronjobs.batch": newPrinter(cronJobColumns, cronJobCells),
+
+	"endpointslices.discovery.k8s.io": newPrinter(endpointSliceColumns, endpointSliceCells),
+
+	"rolebindings.rbac.authorization.k8s.io":        newPrinter(roleBindingColumns, roleBindingCells),
+	"clusterrolebindings.rbac.authorization.k8s.io": newPrinter(clusterRoleBindingColumns, roleBindingCells),
+
+	"poddisruptionbudgets.policy": newPrinter(podDisruptionBudgetColumns, podDisruptionBudgetCells),
+
+	"ingresses.networking.k8s.io":       newPrinter(ingressColumns, ingressCells),
+	"ingressclasses.networking.k8s.io":  newPrinter(ingressClassColumns, ingressClassCells),
+	"networkpolicies.networking.k8s.io": newPrinter(networkPolicyColumns, networkPolicyCells),
+
+	"horizontalpodautoscalers.autoscaling": newPrinter(horizontalPodAutoscalerColumns, horizontalPodAutoscalerCells),
+
+	"priorityclasses.scheduling.k8s.io": newPrinter(priorityClassColumns, priorityClassCells),
+
+	"storageclasses.storage.k8s.io": newPrinter(storageClassColumns, storageClassCells),
+
+	"events.events.k8s.io": newPrinter(eventColumns, eventsV1Cells),
+
+	"validatingwebhookconfigurations.admissionregistration.k8s.io":   newPrinter(webhookColumns, webhookCells),
+	"mutatingwebhookconfigurations.admissionregistration.k8s.io":     newPrinter(webhookColumns, webhookCells),
+	"validatingadmissionpolicies.admissionregistration.k8s.io":       newPrinter(validatingAdmissionPolicyColumns, admissionPolicyCells("validations")),
+	"validatingadmissionpolicybindings.admissionregistration.k8s.io": newPrinter(admissionPolicyBindingColumns, admissionPolicyBindingCells),
+	"mutatingadmissionpolicies.admissionregistration.k8s.io":         newPrinter(mutatingAdmissionPolicyColumns, admissionPolicyCells("mutations")),
+	"mutatingadmissionpolicybindings.admissionregistration.k8s.io":   newPrinter(admissionPolicyBindingColumns, admissionPolicyBindingCells),
 }
 
 // defaultPrinter mirrors the apiserver's default table convertor.
@@ -67,6 +109,9 @@ func newPrinter(columns []Column, cells cellsFunc) *Printer {
 // order. Clock-dependent cells (ages) are left for AppendCells to render.
 // It is meant to run once per write; the result is immutable.
 func (p *Printer) Cells(raw []byte) []kv.Cell {
+	if p.custom != nil {
+		return p.custom(raw)
+	}
 	w := newRowWriter(len(p.Columns))
 	p.cells(readObject(gjson.ParseBytes(raw)), &w)
 	return w.done()

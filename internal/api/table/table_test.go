@@ -71,6 +71,22 @@ func TestGolden(t *testing.T) {
 		{"replicasets.apps", "objects/replicaset-get.json", "objects/replicaset-table.json", "golden-deploy-54c7cc8fbc"},
 		{"leases.coordination.k8s.io", "objects/lease-get.json", "objects/lease-table.json", "golden-lease"},
 		{"roles.rbac.authorization.k8s.io", "objects/role-get.json", "objects/role-table.json", "golden-role"},
+		{"statefulsets.apps", "objects/statefulset-get.json", "objects/statefulset-table.json", "golden-sts"},
+		{"daemonsets.apps", "objects/daemonset-get.json", "objects/daemonset-table.json", "golden-ds"},
+		{"jobs.batch", "objects/job-get.json", "objects/job-table.json", "golden-job"},
+		{"cronjobs.batch", "objects/cronjob-get.json", "objects/cronjob-table.json", "golden-cron"},
+		{"endpoints", "objects/endpoints-get.json", "objects/endpoints-table.json", "golden-ep"},
+		{"endpointslices.discovery.k8s.io", "objects/endpointslice-get.json", "objects/endpointslice-table.json", "golden-eps"},
+		{"persistentvolumeclaims", "objects/pvc-get.json", "objects/pvc-table.json", "golden-pvc"},
+		{"poddisruptionbudgets.policy", "objects/pdb-get.json", "objects/pdb-table.json", "golden-pdb"},
+		{"ingresses.networking.k8s.io", "objects/ingress-get.json", "objects/ingress-table.json", "golden-ing"},
+		{"networkpolicies.networking.k8s.io", "objects/networkpolicy-get.json", "objects/networkpolicy-table.json", "golden-np"},
+		{"horizontalpodautoscalers.autoscaling", "objects/hpa-get.json", "objects/hpa-table.json", "golden-hpa"},
+		{"priorityclasses.scheduling.k8s.io", "objects/priorityclass-get.json", "objects/priorityclass-table.json", "golden-priority"},
+		{"storageclasses.storage.k8s.io", "objects/storageclass-get.json", "objects/storageclass-table.json", "golden-sc"},
+		{"rolebindings.rbac.authorization.k8s.io", "objects/rolebinding-get.json", "objects/rolebinding-table.json", "golden-rb"},
+		{"clusterroles.rbac.authorization.k8s.io", "objects/clusterrole-get.json", "objects/clusterrole-table.json", "golden-clusterrole"},
+		{"clusterrolebindings.rbac.authorization.k8s.io", "objects/clusterrolebinding-get.json", "objects/clusterrolebinding-table.json", "golden-crb"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.resource, func(t *testing.T) {

@@ -1,0 +1,125 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	openapierrors "k8s.io/kube-openapi/pkg/validation/errors"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+	"k8s.io/kube-openapi/pkg/validation/strfmt"
+	"k8s.io/kube-openapi/pkg/validation/validate"
+)
+
+// withSchema sets the pruning, defaulting and validation of a CRD version's
+// structural schema on r. It uses apiextensions' structural schema and
+// pruning and kube-openapi's validator directly (the apiextensions
+// validation package drags in the whole apiserver and its global feature
+// gates and metrics registry). CEL rules (x-kubernetes-validations) are not
+// evaluated.
+func withSchema(r *resource, v *apiextv1.CustomResourceDefinitionVersion) error {
+	props, err := internalSchema(v)
+	if err != nil || props == nil {
+		return err
+	}
+	st, err := structuralschema.NewStructural(props)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(v.Schema.OpenAPIV3Schema)
+	if err != nil {
+		return err
+	}
+	var sch spec.Schema
+	if err := json.Unmarshal(raw, &sch); err != nil {
+		return err
+	}
+	validator := validate.NewSchemaValidator(&sch, nil, "", strfmt.Default)
+	r.Schema = &sch
+	r.Normalize = func(obj runtime.Object) {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			pruning.Prune(u.Object, st, true)
+			applyDefaults(u.Object, st)
+		}
+	}
+	r.Validate = func(obj, _ runtime.Object) field.ErrorList {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return nil
+		}
+		return schemaErrors(validator.Validate(u.UnstructuredContent()))
+	}
+	return nil
+}
+
+// applyDefaults sets the schema's default values where x has no value,
+// walking objects, maps and arrays like kube's structural defaulting.
+func applyDefaults(x any, s *structuralschema.Structural) {
+	if s == nil {
+		return
+	}
+	switch x := x.(type) {
+	case map[string]any:
+		for name, prop := range s.Properties {
+			if _, set := x[name]; !set && prop.Default.Object != nil {
+				x[name] = runtime.DeepCopyJSONValue(prop.Default.Object)
+			}
+		}
+		for name, val := range x {
+			if prop, ok := s.Properties[name]; ok {
+				applyDefaults(val, &prop)
+			} else if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
+				applyDefaults(val, ap.Structural)
+			}
+		}
+	case []any:
+		for _, item := range x {
+			applyDefaults(item, s.Items)
+		}
+	}
+}
+
+// schemaErrors turns kube-openapi's validation result into field errors
+// worded like kube's ("spec.size: Invalid value: \"big\": spec.size in
+// body must be of type integer: \"string\"").
+func schemaErrors(res *validate.Result) field.ErrorList {
+	if res == nil || res.IsValid() {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, e := range res.Errors {
+		var ve *openapierrors.Validation
+		if !errors.As(e, &ve) {
+			errs = append(errs, field.Invalid(field.NewPath(""), nil, e.Error()))
+			continue
+		}
+		path := field.NewPath(strings.TrimPrefix(ve.Name, "."))
+		if ve.Name == "" || ve.Name == "." {
+			path = field.NewPath("<root>")
+		}
+		switch ve.Code() {
+		case openapierrors.RequiredFailCode:
+			errs = append(errs, field.Required(path, ""))
+		case openapierrors.EnumFailCode:
+			errs = append(errs, field.NotSupported(path, ve.Value, enumStrings(ve.Values)))
+		default:
+			errs = append(errs, field.Invalid(path, ve.Value, ve.Error()))
+		}
+	}
+	return errs
+}
+
+func enumStrings(vals []any) []string {
+	out := make([]string, 0, len(vals))
+	for _, v := range vals {
+		b, _ := json.Marshal(v)
+		out = append(out, string(b))
+	}
+	return out
+}
