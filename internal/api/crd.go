@@ -34,7 +34,7 @@ func crdKinds() []*resource {
 		Singular: "customresourcedefinition", Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"},
 		New:        newOf[apiextv1.CustomResourceDefinition](), NewList: newOf[apiextv1.CustomResourceDefinitionList](),
-		Prepare: prepareCRD, Validate: validateCRD, Status: true}}
+		Prepare: prepareCRD, Validate: validateCRD, Status: true, HasGeneration: true}}
 }
 
 // prepareCRD fills what kube's apiextensions server sets: conversion

@@ -51,6 +51,13 @@ func customResources(crd *apiextv1.CustomResourceDefinition) []*resource {
 		}
 		if sr := v.Subresources; sr != nil {
 			r.Status = sr.Status != nil
+			if r.Status { // with a status subresource, a create does not set status
+				r.Prepare = func(obj runtime.Object) {
+					if u, ok := obj.(*unstructured.Unstructured); ok {
+						unstructured.RemoveNestedField(u.Object, "status")
+					}
+				}
+			}
 			if sc := sr.Scale; sc != nil {
 				r.Scale = &scaleSpec{SpecReplicas: sc.SpecReplicasPath, StatusReplicas: sc.StatusReplicasPath}
 				if sc.LabelSelectorPath != nil {

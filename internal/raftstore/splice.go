@@ -7,9 +7,11 @@ import (
 )
 
 // spliceRV returns a copy of raw whose metadata.resourceVersion is rv. The
-// value is replaced where it exists; otherwise it is inserted after the last
-// of metadata's leading keys (name, generateName, namespace, uid), which is
-// where a Go-struct-ordered ObjectMeta puts it. raw is not modified.
+// value is replaced where it exists; otherwise it is inserted where the
+// object's encoding puts it: in alphabetical position when metadata's keys
+// are sorted (custom resources), else after the last of metadata's leading
+// keys (name, generateName, namespace, uid), as a Go-struct-ordered
+// ObjectMeta has it. raw is not modified.
 func spliceRV(raw []byte, rv uint64) []byte {
 	var num [20]byte
 	val := strconv.AppendUint(num[:0], rv, 10)
@@ -27,12 +29,7 @@ func spliceRV(raw []byte, rv uint64) []byte {
 		out = append(out, '"')
 		return append(out, raw[at+len(cur.Raw):]...)
 	}
-	after := -1 // offset in raw just past the value to insert after
-	for _, k := range [...]string{"name", "generateName", "namespace", "uid"} {
-		if v := meta.Get(k); v.Exists() && v.Index > 0 {
-			after = v.Index + len(v.Raw)
-		}
-	}
+	after := insertionPoint(meta)
 	out := make([]byte, 0, len(raw)+len(val)+22)
 	if after < 0 { // first key of metadata
 		at := meta.Index + 1
@@ -50,6 +47,33 @@ func spliceRV(raw []byte, rv uint64) []byte {
 	out = append(out, val...)
 	out = append(out, '"')
 	return append(out, raw[after:]...)
+}
+
+// insertionPoint returns the offset in raw just past the metadata value
+// after which resourceVersion goes, or -1 for the first position.
+func insertionPoint(meta gjson.Result) int {
+	sorted, last, afterSorted := true, "", -1
+	meta.ForEach(func(k, v gjson.Result) bool {
+		if k.Str < last {
+			sorted = false
+			return false
+		}
+		last = k.Str
+		if k.Str < "resourceVersion" {
+			afterSorted = v.Index + len(v.Raw)
+		}
+		return true
+	})
+	if sorted && last > "resourceVersion" {
+		return afterSorted
+	}
+	after := -1
+	for _, k := range [...]string{"name", "generateName", "namespace", "uid"} {
+		if v := meta.Get(k); v.Exists() && v.Index > 0 {
+			after = v.Index + len(v.Raw)
+		}
+	}
+	return after
 }
 
 func trimSpace(b string) string {

@@ -16,6 +16,18 @@ func TestSpliceRV(t *testing.T) {
 		want string
 	}{
 		{
+			name: "inserts in alphabetical position when metadata keys are sorted (custom resources)",
+			in:   `{"apiVersion":"g/v1","kind":"W","metadata":{"creationTimestamp":"t","generation":1,"name":"a","namespace":"n","uid":"u"}}`,
+			rv:   9,
+			want: `{"apiVersion":"g/v1","kind":"W","metadata":{"creationTimestamp":"t","generation":1,"name":"a","namespace":"n","resourceVersion":"9","uid":"u"}}`,
+		},
+		{
+			name: "inserts after uid in Go struct order",
+			in:   `{"metadata":{"name":"a","namespace":"n","uid":"u","creationTimestamp":"t"}}`,
+			rv:   9,
+			want: `{"metadata":{"name":"a","namespace":"n","uid":"u","resourceVersion":"9","creationTimestamp":"t"}}`,
+		},
+		{
 			name: "replaces existing value",
 			in:   `{"metadata":{"name":"a","resourceVersion":"12","uid":"u"},"spec":{}}`,
 			rv:   345,

@@ -17,6 +17,7 @@ type Handler struct {
 	docs         map[string]document // by index key: "api/v1", "apis/apps/v1"
 	lastModified time.Time           // when the documents were generated
 	now          func() time.Time    // clock for Expires
+	v2           *v2Document         // /openapi/v2, built from docs when first asked for
 }
 
 // New generates the documents of kinds, grouped by group-version, and
@@ -45,12 +46,14 @@ func New(kinds []Kind) (*Handler, error) {
 	if h.index, err = buildIndex(h.docs); err != nil {
 		return nil, err
 	}
+	h.v2 = &v2Document{v3: h.docs}
 	return h, nil
 }
 
-// Register routes GET (and HEAD) /openapi/v3 and /openapi/v3/{path...}
-// on mux.
+// Register routes GET (and HEAD) /openapi/v2, /openapi/v3 and
+// /openapi/v3/{path...} on mux.
 func (h *Handler) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /openapi/v2", h.serveV2)
 	mux.HandleFunc("GET /openapi/v3", h.serveIndex)
 	mux.HandleFunc("GET /openapi/v3/{path...}", h.serveDocument)
 }
