@@ -1,22 +1,21 @@
 package api
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/tidwall/gjson"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -25,7 +24,10 @@ import (
 // (names, uid, timestamps, generation, defaults, validation) before it is
 // proposed. The FSM only stamps resourceVersion.
 
-// admitCreate fills the metadata of a new object of q.res and validates it.
+// admitCreate fills the system metadata of a new object of q.res (name
+// from generateName, uid, creationTimestamp, generation), applies the
+// kind's defaults and create-time mutations (Normalize, Prepare) and
+// validates it.
 func (s *Server) admitCreate(q *request, obj runtime.Object) (metav1.Object, error) {
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
@@ -35,7 +37,7 @@ func (s *Server) admitCreate(q *request, obj runtime.Object) (metav1.Object, err
 		return nil, err
 	}
 	if m.GetName() == "" && m.GetGenerateName() != "" {
-		m.SetName(m.GetGenerateName() + randSuffix())
+		m.SetName(generateName(m.GetGenerateName()))
 	}
 	m.SetUID(types.UID(uuid.NewString()))
 	m.SetCreationTimestamp(metav1.NewTime(s.cfg.Now().UTC().Truncate(time.Second)))
@@ -46,22 +48,27 @@ func (s *Server) admitCreate(q *request, obj runtime.Object) (metav1.Object, err
 	if q.res.HasGeneration {
 		m.SetGeneration(1)
 	}
+	s.normalize(q.res, obj) // idempotent; callers that track managedFields ran it first
 	if q.res.Prepare != nil {
 		q.res.Prepare(obj)
 	}
-	if q.res.Normalize != nil {
-		q.res.Normalize(obj)
-	}
-	return m, validateMeta(q.res, m)
+	return m, validateCreate(q.res, obj)
 }
 
-// admitUpdate carries the server-owned metadata of cur over to obj, keeps
-// cur's status (served through /status), bumps generation on spec changes
-// and validates.
-func (s *Server) admitUpdate(q *request, obj runtime.Object, cur *kv.Object) (metav1.Object, error) {
+// admitUpdate carries the server-owned metadata of old over to obj (uid
+// when obj has none, creationTimestamp, deletion fields, generation), keeps
+// the stored status on the main resource of kinds with a status
+// subresource, checks the resourceVersion precondition, bumps generation
+// when anything but metadata and status changed, validates, and returns
+// the bytes to store.
+func (s *Server) admitUpdate(q *request, obj, old runtime.Object, cur *kv.Object) ([]byte, error) {
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
 		return nil, badRequest("the object has no metadata: %v", err)
+	}
+	om, err := apimeta.Accessor(old)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkNamespace(q, m); err != nil {
 		return nil, err
@@ -69,28 +76,60 @@ func (s *Server) admitUpdate(q *request, obj runtime.Object, cur *kv.Object) (me
 	if m.GetName() != q.name {
 		return nil, badRequest("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), q.name)
 	}
-	old := q.res.New()
-	if err := json.Unmarshal(cur.Raw, old); err != nil {
-		return nil, fmt.Errorf("api: decode stored %s: %w", cur.Key, err)
+	switch rv := m.GetResourceVersion(); {
+	case rv == "":
+		m.SetResourceVersion(formatRV(cur.RV))
+	case rv != formatRV(cur.RV):
+		return nil, storeErr(kv.ErrConflict, q.res, q.name)
 	}
-	om, _ := apimeta.Accessor(old)
-	if uid := m.GetUID(); uid != "" && uid != om.GetUID() {
-		return nil, apierrors.NewConflict(q.res.groupResource(), q.name,
-			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", uid, om.GetUID()))
-	}
-	m.SetUID(om.GetUID())
-	m.SetCreationTimestamp(om.GetCreationTimestamp())
-	m.SetDeletionTimestamp(om.GetDeletionTimestamp())
-	m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
 	m.SetGeneration(om.GetGeneration())
-	copyStatus(obj, old)
-	if q.res.Normalize != nil {
-		q.res.Normalize(obj)
+	if m.GetUID() == "" {
+		m.SetUID(om.GetUID())
 	}
-	if q.res.HasGeneration && specChanged(obj, cur.Raw) {
+	m.SetCreationTimestamp(om.GetCreationTimestamp())
+	if om.GetDeletionTimestamp() != nil {
+		m.SetDeletionTimestamp(om.GetDeletionTimestamp())
+	}
+	if om.GetDeletionGracePeriodSeconds() != nil && m.GetDeletionGracePeriodSeconds() == nil {
+		m.SetDeletionGracePeriodSeconds(om.GetDeletionGracePeriodSeconds())
+	}
+	if q.subresource == "" && q.res.Status {
+		copyStatus(obj, old)
+	}
+	if q.subresource != "binding" { // a binding bypasses the pod's update validation, as in kube
+		if err := validateUpdate(q.res, obj, old); err != nil {
+			return nil, err
+		}
+	}
+	raw, err := encode(obj)
+	if err != nil {
+		return nil, err
+	}
+	if q.res.HasGeneration && generationChanged(q.res, raw, cur.Raw) {
 		m.SetGeneration(om.GetGeneration() + 1)
+		return encode(obj)
 	}
-	return m, validateMeta(q.res, m)
+	if !bytes.Equal(raw, cur.Raw) && sameManagedFieldsButTimes(m, om) {
+		// Only managedFields times would change: kube keeps the old ones
+		// when nothing else changed, so that the write is a no-op.
+		mf := m.GetManagedFields()
+		m.SetManagedFields(om.GetManagedFields())
+		if again, err := encode(obj); err == nil && bytes.Equal(again, cur.Raw) {
+			return again, nil
+		}
+		m.SetManagedFields(mf)
+	}
+	return raw, nil
+}
+
+// sameManagedFieldsButTimes reports whether the entries of m and om differ
+// in their times only (and some time differs).
+func sameManagedFieldsButTimes(m, om metav1.Object) bool {
+	a, b := m.GetManagedFields(), om.GetManagedFields()
+	if len(a) == 0 || len(a) != len(b) {
+		return false
+	}
+	return apiequality.Semantic.DeepEqual(managedFieldsWithoutTimes(a), managedFieldsWithoutTimes(b))
 }
 
 func checkNamespace(q *request, m metav1.Object) error {
@@ -107,49 +146,55 @@ func checkNamespace(q *request, m metav1.Object) error {
 	return nil
 }
 
-// copyStatus keeps the stored status on a main-resource update, as kube
-// does for kinds with a status subresource.
+// copyStatus sets dst's status to src's: a main-resource update keeps the
+// stored status, as kube does for kinds with a status subresource. Custom
+// resources (unstructured) copy the "status" key.
 func copyStatus(dst, src runtime.Object) {
+	if du, ok := dst.(*unstructured.Unstructured); ok {
+		var st any
+		if su, ok := src.(*unstructured.Unstructured); ok {
+			st = su.Object["status"]
+		}
+		if st != nil {
+			du.Object["status"] = runtime.DeepCopyJSONValue(st)
+		} else {
+			delete(du.Object, "status")
+		}
+		return
+	}
 	d := reflect.ValueOf(dst).Elem().FieldByName("Status")
 	sv := reflect.ValueOf(src).Elem().FieldByName("Status")
-	if d.IsValid() && sv.IsValid() && d.CanSet() && d.Kind() == reflect.Struct {
+	if d.IsValid() && sv.IsValid() && d.CanSet() && d.Type() == sv.Type() {
 		d.Set(sv)
 	}
 }
 
-// specChanged compares obj's spec with the stored object's.
-func specChanged(obj runtime.Object, stored []byte) bool {
-	sv := reflect.ValueOf(obj).Elem().FieldByName("Spec")
-	if !sv.IsValid() {
-		return false
+// generationChanged compares what bumps metadata.generation in the new
+// encoding and the stored one: every top-level field but kind, apiVersion,
+// metadata and status (status counts for custom resources without a
+// status subresource, as in kube).
+func generationChanged(res *resource, raw, stored []byte) bool {
+	skipStatus := res.Status || !res.Custom
+	part := func(b []byte) string {
+		var out []byte
+		gjson.ParseBytes(b).ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "kind", "apiVersion", "metadata":
+				return true
+			case "status":
+				if skipStatus {
+					return true
+				}
+			}
+			out = append(out, k.Raw...)
+			out = append(out, ':')
+			out = append(out, v.Raw...)
+			out = append(out, ',')
+			return true
+		})
+		return string(out)
 	}
-	b, err := json.Marshal(sv.Interface())
-	if err != nil {
-		return true
-	}
-	return string(b) != gjson.GetBytes(stored, "spec").Raw
-}
-
-func validateMeta(res *resource, m metav1.Object) error {
-	nameFn := validation.NameIsDNSSubdomain
-	if res.Resource == "namespaces" {
-		nameFn = validation.ValidateNamespaceName
-	}
-	// m is the typed object (say *corev1.ConfigMap); validation wants its
-	// embedded ObjectMeta.
-	a, ok := m.(metav1.ObjectMetaAccessor)
-	if !ok {
-		return nil
-	}
-	om, ok := a.GetObjectMeta().(*metav1.ObjectMeta)
-	if !ok {
-		return nil
-	}
-	errs := validation.ValidateObjectMeta(om, res.Namespaced, nameFn, field.NewPath("metadata"))
-	if len(errs) > 0 {
-		return apierrors.NewInvalid(res.gvk().GroupKind(), m.GetName(), errs)
-	}
-	return nil
+	return part(raw) != part(stored)
 }
 
 // encode renders obj as the bytes to store: compact JSON in Go struct
@@ -159,6 +204,16 @@ func encode(obj runtime.Object) ([]byte, error) {
 }
 
 const suffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// generateName appends kube's 5 random characters to base, cut so that
+// the name stays within 63 characters (kube's SimpleNameGenerator).
+func generateName(base string) string {
+	const maxBase = 63 - 5
+	if len(base) > maxBase {
+		base = base[:maxBase]
+	}
+	return base + randSuffix()
+}
 
 // randSuffix returns the 5 random characters kube appends to generateName.
 func randSuffix() string {

@@ -52,39 +52,45 @@ func parseFieldValidation(r *http.Request) (fieldValidation, error) {
 	}
 }
 
-// decodeBody decodes the request body into a new object of res, checks its
-// kind and applies the field-validation directive. Unknown fields under
-// Warn become Warning headers on w.
-func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, res *resource) (runtime.Object, error) {
+// readBody reads a request body up to kube's limit.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
 	if err != nil {
 		return nil, errBodyTooLarge
 	}
+	return body, nil
+}
+
+// decoderFor returns the decoder of a create or update body's media type.
+func (c *codecs) decoderFor(r *http.Request) (runtime.Decoder, error) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	var dec runtime.Decoder
 	switch mt {
 	case "application/json", "":
-		dec = s.codecs.json
+		return c.json, nil
 	case "application/yaml":
-		dec = s.codecs.yaml
+		return c.yaml, nil
 	case "application/vnd.kubernetes.protobuf":
-		dec = s.codecs.proto
-	default:
-		return nil, errUnsupportedMediaType
+		return c.proto, nil
 	}
-	return s.decodeWith(w, r, res, dec, body)
+	return nil, errUnsupportedMediaType
 }
 
-// decodeJSON decodes JSON (a patched object) like a JSON request body.
-func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, res *resource, body []byte) (runtime.Object, error) {
-	return s.decodeWith(w, r, res, s.codecs.json, body)
-}
-
-func (s *Server) decodeWith(w http.ResponseWriter, r *http.Request, res *resource, dec runtime.Decoder, body []byte) (runtime.Object, error) {
-	fv, err := parseFieldValidation(r)
+// decodeBody decodes the request body into a new object of res, checks its
+// kind and applies the field-validation directive: unknown fields are a
+// 400 under Strict and warnings under Warn.
+func (s *Server) decodeBody(r *http.Request, res *resource, fv fieldValidation, ws *warnings) (runtime.Object, error) {
+	dec, err := s.codecs.decoderFor(r)
 	if err != nil {
 		return nil, err
 	}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.decodeWith(res, dec, body, fv, ws)
+}
+
+func (s *Server) decodeWith(res *resource, dec runtime.Decoder, body []byte, fv fieldValidation, ws *warnings) (runtime.Object, error) {
 	want := res.gvk()
 	obj, got, err := dec.Decode(body, &want, res.New())
 	if err != nil && !runtime.IsStrictDecodingError(err) {
@@ -102,7 +108,7 @@ func (s *Server) decodeWith(w http.ResponseWriter, r *http.Request, res *resourc
 			return nil, badRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
 		case validateWarn:
 			for _, e := range err.(interface{ Errors() []error }).Errors() {
-				w.Header().Add("Warning", fmt.Sprintf("299 - %q", e.Error()))
+				ws.add(e.Error())
 			}
 		}
 	}

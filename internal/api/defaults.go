@@ -16,12 +16,24 @@ import (
 // objects/*-post.json). One small function per kind, referenced from the
 // registry.
 
-func prepareNamespace(obj runtime.Object) {
+// Normalize functions are kube's scheme defaults (SetDefaults_*): they run
+// on every write, before managedFields are computed, so the fields they set
+// belong to the writer as in kube. Prepare functions are create-time
+// strategy and admission mutations (allocations, status), which kube does
+// not attribute to the writer.
+
+// defaultNamespace: kube labels every namespace with its name.
+func defaultNamespace(obj runtime.Object) {
 	ns := obj.(*corev1.Namespace)
 	if ns.Labels == nil {
 		ns.Labels = map[string]string{}
 	}
 	ns.Labels["kubernetes.io/metadata.name"] = ns.Name
+}
+
+func prepareNamespace(obj runtime.Object) {
+	ns := obj.(*corev1.Namespace)
+	defaultNamespace(ns)
 	if len(ns.Spec.Finalizers) == 0 {
 		ns.Spec.Finalizers = []corev1.FinalizerName{corev1.FinalizerKubernetes}
 	}
@@ -58,15 +70,35 @@ func prepareSecret(obj runtime.Object) {
 	}
 }
 
-func prepareService(obj runtime.Object) {
-	svc := obj.(*corev1.Service)
-	sp := &svc.Spec
+// defaultService is SetDefaults_Service.
+func defaultService(obj runtime.Object) {
+	sp := &obj.(*corev1.Service).Spec
 	if sp.Type == "" {
 		sp.Type = corev1.ServiceTypeClusterIP
 	}
 	if sp.SessionAffinity == "" {
 		sp.SessionAffinity = corev1.ServiceAffinityNone
 	}
+	if sp.Type != corev1.ServiceTypeExternalName && sp.InternalTrafficPolicy == nil {
+		p := corev1.ServiceInternalTrafficPolicyCluster
+		sp.InternalTrafficPolicy = &p
+	}
+	for i := range sp.Ports {
+		p := &sp.Ports[i]
+		if p.Protocol == "" {
+			p.Protocol = corev1.ProtocolTCP
+		}
+		if p.TargetPort == (intstr.IntOrString{}) {
+			p.TargetPort = intstr.FromInt32(p.Port)
+		}
+	}
+}
+
+// prepareService allocates the cluster IP (kube's service REST).
+func prepareService(obj runtime.Object) {
+	svc := obj.(*corev1.Service)
+	defaultService(svc)
+	sp := &svc.Spec
 	if sp.Type != corev1.ServiceTypeExternalName {
 		if sp.ClusterIP == "" {
 			sp.ClusterIP = randomClusterIP()
@@ -81,19 +113,6 @@ func prepareService(obj runtime.Object) {
 			p := corev1.IPFamilyPolicySingleStack
 			sp.IPFamilyPolicy = &p
 		}
-		if sp.InternalTrafficPolicy == nil {
-			p := corev1.ServiceInternalTrafficPolicyCluster
-			sp.InternalTrafficPolicy = &p
-		}
-	}
-	for i := range sp.Ports {
-		p := &sp.Ports[i]
-		if p.Protocol == "" {
-			p.Protocol = corev1.ProtocolTCP
-		}
-		if p.TargetPort == (intstr.IntOrString{}) {
-			p.TargetPort = intstr.FromInt32(p.Port)
-		}
 	}
 }
 
@@ -104,9 +123,19 @@ func randomClusterIP() string {
 	return fmt.Sprintf("10.%d.%d.%d", 96+b[0]%16, b[1], 1+b[2]%254)
 }
 
-func preparePod(obj runtime.Object) {
+// defaultPod is SetDefaults_Pod and SetDefaults_PodSpec.
+func defaultPod(obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
 	defaultPodSpec(&pod.Spec)
+	if pod.Spec.EnableServiceLinks == nil {
+		t := corev1.DefaultEnableServiceLinks
+		pod.Spec.EnableServiceLinks = &t
+	}
+}
+
+func preparePod(obj runtime.Object) {
+	pod := obj.(*corev1.Pod)
+	defaultPod(pod)
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = corev1.PodPending
 	}

@@ -1,25 +1,22 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"mime"
 	"net/http"
-	"strconv"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/errors"
+	metainternalscheme "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
-// delete serves DELETE of one object. DeleteOptions in the body replace the
-// query parameters (as in kube); preconditions on uid and resourceVersion
-// are checked by the store when the delete applies.
+// delete serves DELETE of one object (see finalize.go for what deleting
+// means). DeleteOptions in the body replace the query parameters, as in
+// kube.
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, q *request) error {
 	if done, err := s.forward(w, r); done {
 		return err
@@ -28,74 +25,81 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, q *request) erro
 	if err != nil {
 		return err
 	}
-	cur, _, err := s.store.Get(r.Context(), q.key(), false)
+	if q.res.storeKey() == "namespaces" && immortalNamespaces[q.name] {
+		return errImmortalNamespace(q.name)
+	}
+	res, err := s.deleteObject(r.Context(), q, opts)
 	if err != nil {
-		return storeErr(err, q.res, q.name)
-	}
-	wr := kv.Write{Op: kv.OpDelete, Key: q.key()}
-	if p := opts.Preconditions; p != nil {
-		if p.UID != nil {
-			wr.ExpectedUID = string(*p.UID)
-		}
-		if p.ResourceVersion != nil {
-			if wr.ExpectedRV, err = strconv.ParseUint(*p.ResourceVersion, 10, 64); err != nil {
-				return badRequest("invalid resourceVersion precondition %q", *p.ResourceVersion)
-			}
-		}
-	}
-	if err := s.checkDeletePreconditions(r.Context(), q, &wr, cur); err != nil {
 		return err
 	}
-	if len(opts.DryRun) > 0 {
-		writeStatusSuccess(w, q.res, q.name, cur.UID)
-		return nil
-	}
-	if q.res.storeKey() == crdStoreKey {
-		if err := s.deleteCustomObjects(r.Context(), cur); err != nil {
-			return err
-		}
-	}
-	if q.res.Resource == "namespaces" && q.res.Group == "" {
-		if err := s.emptyNamespace(r, q.name); err != nil {
-			return err
-		}
-	}
-	if _, err := s.store.Propose(r.Context(), wr); err != nil {
-		if errors.Is(err, kv.ErrConflict) {
-			return s.checkDeletePreconditions(r.Context(), q, &wr, nil)
-		}
-		return storeErr(err, q.res, q.name)
-	}
-	writeStatusSuccess(w, q.res, q.name, cur.UID)
+	writeDeleteResult(w, q, opts, res)
 	return nil
 }
 
-// checkDeletePreconditions words a failed precondition like kube. With cur
-// nil it re-reads the object (after the store refused the delete).
-func (s *Server) checkDeletePreconditions(ctx context.Context, q *request, wr *kv.Write, cur *kv.Object) error {
-	if cur == nil {
-		var err error
-		if cur, _, err = s.store.Get(ctx, q.key(), false); err != nil {
-			return storeErr(err, q.res, q.name)
+// deleteCollection serves DELETE on a collection: every object matching
+// the label and field selectors is deleted as by its own DELETE, and the
+// answer is the List of the objects deleted (as they were listed).
+func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, q *request) error {
+	if done, err := s.forward(w, r); done {
+		return err
+	}
+	sel, err := parseSelector(r.URL.Query(), q.res)
+	if err != nil {
+		return err
+	}
+	opts, err := s.parseDeleteOptions(r)
+	if err != nil {
+		return err
+	}
+	l, err := s.store.List(r.Context(), q.res.storeKey(), q.namespace, false)
+	if err != nil {
+		return availabilityErr(err)
+	}
+	var items []*kv.Object
+	l.Range("", func(obj *kv.Object) bool {
+		if sel.matches(obj) {
+			items = append(items, obj)
+		}
+		return true
+	})
+	for _, obj := range items {
+		oq := &request{res: q.res, namespace: obj.Key.Namespace, name: obj.Key.Name}
+		o := *opts
+		if _, err := s.deleteObject(r.Context(), oq, &o); err != nil && !errors.IsNotFound(err) {
+			return err
 		}
 	}
-	gr := schema.GroupResource{Group: q.res.Group, Resource: q.res.Kind}
-	if wr.ExpectedUID != "" && wr.ExpectedUID != cur.UID {
-		return apierrors.NewConflict(gr, q.name, fmt.Errorf("the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", wr.ExpectedUID, cur.UID))
-	}
-	if wr.ExpectedRV != 0 && wr.ExpectedRV != cur.RV {
-		return apierrors.NewConflict(gr, q.name, fmt.Errorf("the ResourceVersion in the precondition (%d) does not match the ResourceVersion in record (%d). The object might have been modified", wr.ExpectedRV, cur.RV))
-	}
+	writeRaw(w, http.StatusOK, deletedList(q.res, l.Rev, items))
 	return nil
+}
+
+// deletedList renders the answer of a deletecollection: a List in the
+// resource's list format.
+func deletedList(res *resource, rev uint64, items []*kv.Object) []byte {
+	var b, tail []byte
+	if res.protobuf() {
+		b = appendListHeader(make([]byte, 0, 1024), res, rev, "", 0)
+		tail = []byte("]}")
+	} else {
+		b, tail = appendCustomListParts(make([]byte, 0, 1024), res, rev, "", 0)
+		tail = tail[:len(tail)-1] // writeRaw adds the newline
+	}
+	for i, obj := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = listItem(b, obj)
+	}
+	return append(b, tail...)
 }
 
 // parseDeleteOptions reads DeleteOptions from the body, or else from the
-// query (dryRun).
+// query, and validates them like kube (422 DeleteOptions).
 func (s *Server) parseDeleteOptions(r *http.Request) (*metav1.DeleteOptions, error) {
 	opts := &metav1.DeleteOptions{}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
+	body, err := readBody(r)
 	if err != nil {
-		return nil, badRequest("reading the request body: %v", err)
+		return nil, err
 	}
 	if len(body) > 0 {
 		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -105,52 +109,20 @@ func (s *Server) parseDeleteOptions(r *http.Request) (*metav1.DeleteOptions, err
 			_, _, err = s.codecs.proto.Decode(body, &gvk, opts)
 		case "application/json", "":
 			err = json.Unmarshal(body, opts)
+		case "application/yaml":
+			gvk := schema.GroupVersionKind{Version: "v1", Kind: "DeleteOptions"}
+			_, _, err = s.codecs.yaml.Decode(body, &gvk, opts)
 		default:
 			return nil, errUnsupportedMediaType
 		}
 		if err != nil {
-			return nil, badRequest("the body of the request is not a valid DeleteOptions: %v", err)
+			return nil, badRequest("%v", err)
 		}
-	} else {
-		opts.DryRun = r.URL.Query()["dryRun"]
+	} else if err := metainternalscheme.ParameterCodec.DecodeParameters(r.URL.Query(), metav1.SchemeGroupVersion, opts); err != nil {
+		return nil, badRequest("%v", err)
 	}
-	for _, v := range opts.DryRun {
-		if v != metav1.DryRunAll {
-			return nil, badRequest("unsupported dryRun value %q: only All is supported", v)
-		}
-	}
-	if p := opts.PropagationPolicy; p != nil {
-		switch *p {
-		case metav1.DeletePropagationBackground, metav1.DeletePropagationForeground, metav1.DeletePropagationOrphan:
-		default:
-			return nil, badRequest("unsupported propagationPolicy %q", *p)
-		}
+	if errs := metavalidation.ValidateDeleteOptions(opts); len(errs) > 0 {
+		return nil, invalidOptions("DeleteOptions", errs)
 	}
 	return opts, nil
-}
-
-// emptyNamespace deletes every object in namespace ns before the namespace
-// itself goes (until the namespace controller does it asynchronously).
-func (s *Server) emptyNamespace(r *http.Request, ns string) error {
-	for _, res := range s.registry().all {
-		if !res.Namespaced {
-			continue
-		}
-		l, err := s.store.List(r.Context(), res.storeKey(), ns, false)
-		if err != nil {
-			return availabilityErr(err)
-		}
-		var ferr error
-		l.Range("", func(obj *kv.Object) bool {
-			_, err := s.store.Propose(r.Context(), kv.Write{Op: kv.OpDelete, Key: obj.Key, ExpectedUID: obj.UID})
-			if err != nil && !errors.Is(err, kv.ErrNotFound) && !errors.Is(err, kv.ErrConflict) {
-				ferr = availabilityErr(err)
-			}
-			return ferr == nil
-		})
-		if ferr != nil {
-			return ferr
-		}
-	}
-	return nil
 }

@@ -41,8 +41,13 @@ type resource struct {
 	// Validate checks kind-specific rules (immutable fields, …) on create
 	// (old nil) and update. Optional.
 	Validate func(obj, old runtime.Object) field.ErrorList
-	// Normalize runs on every write before validation (custom resources:
-	// pruning of unknown fields and schema defaults). Optional.
+	// Normalize runs on every write (create, update, patch, apply result)
+	// right after decoding and before managedFields are computed: kube's
+	// scheme defaults (SetDefaults_*) for built-in kinds, pruning and schema
+	// defaults for custom resources. Fields it sets belong to the writer in
+	// managedFields, as in kube; create-only mutations that kube does not
+	// attribute to the writer (allocations, status) belong in Prepare.
+	// Must be idempotent. Optional.
 	Normalize func(obj runtime.Object)
 	// Custom marks a custom resource (served from a CRD); Schema is its
 	// OpenAPI schema and ListKind its list kind.
@@ -62,7 +67,7 @@ type scaleSpec struct {
 
 // defaultScale is the scale of deployments, replicasets and statefulsets.
 var defaultScale = &scaleSpec{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas",
-	LabelSelector: ".status.selector"}
+	LabelSelector: ".spec.selector"}
 
 // verbs returns the verbs served on r.
 func (r *resource) verbs() []string {
@@ -117,18 +122,18 @@ func builtin() []*resource {
 	return []*resource{
 		{Version: "v1", Resource: "namespaces", Singular: "namespace", Kind: "Namespace",
 			ShortNames: []string{"ns"}, New: newOf[corev1.Namespace](), NewList: newOf[corev1.NamespaceList](),
-			Prepare: prepareNamespace, Status: true,
+			Normalize: defaultNamespace, Prepare: prepareNamespace, Status: true,
 			Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
 		{Version: "v1", Resource: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
 			ShortNames: []string{"cm"}, New: newOf[corev1.ConfigMap](), NewList: newOf[corev1.ConfigMapList]()},
 		{Version: "v1", Resource: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
-			New: newOf[corev1.Secret](), NewList: newOf[corev1.SecretList](), Prepare: prepareSecret},
+			New: newOf[corev1.Secret](), NewList: newOf[corev1.SecretList](), Normalize: prepareSecret},
 		{Version: "v1", Resource: "services", Singular: "service", Kind: "Service", Namespaced: true,
 			ShortNames: []string{"svc"}, Categories: []string{"all"},
-			New: newOf[corev1.Service](), NewList: newOf[corev1.ServiceList](), Prepare: prepareService, Status: true},
+			New: newOf[corev1.Service](), NewList: newOf[corev1.ServiceList](), Normalize: defaultService, Prepare: prepareService, Status: true},
 		{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[corev1.Pod](), NewList: newOf[corev1.PodList](), Prepare: preparePod,
+			New: newOf[corev1.Pod](), NewList: newOf[corev1.PodList](), Normalize: defaultPod, Prepare: preparePod,
 			Status: true, Binding: true},
 		{Version: "v1", Resource: "nodes", Singular: "node", Kind: "Node",
 			ShortNames: []string{"no"}, New: newOf[corev1.Node](), NewList: newOf[corev1.NodeList](),
@@ -140,11 +145,11 @@ func builtin() []*resource {
 			New: newOf[corev1.ServiceAccount](), NewList: newOf[corev1.ServiceAccountList]()},
 		{Group: "apps", Version: "v1", Resource: "deployments", Singular: "deployment", Kind: "Deployment",
 			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[appsv1.Deployment](), NewList: newOf[appsv1.DeploymentList](), Prepare: prepareDeployment,
+			New: newOf[appsv1.Deployment](), NewList: newOf[appsv1.DeploymentList](), Normalize: prepareDeployment,
 			Status: true, Scale: defaultScale},
 		{Group: "apps", Version: "v1", Resource: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
 			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[appsv1.ReplicaSet](), NewList: newOf[appsv1.ReplicaSetList](), Prepare: prepareReplicaSet,
+			New: newOf[appsv1.ReplicaSet](), NewList: newOf[appsv1.ReplicaSetList](), Normalize: prepareReplicaSet,
 			Status: true, Scale: defaultScale},
 		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Singular: "lease", Kind: "Lease",
 			Namespaced: true, New: newOf[coordinationv1.Lease](), NewList: newOf[coordinationv1.LeaseList]()},

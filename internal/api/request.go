@@ -71,7 +71,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if q.subresource != "" {
-		return errNotFoundResource // no subresources are served yet
+		return s.serveSubresource(w, r, q)
 	}
 	watch := r.URL.Query().Get("watch")
 	switch {
@@ -89,6 +89,55 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 		return s.patch(w, r, q)
 	case r.Method == http.MethodDelete && !q.collection:
 		return s.delete(w, r, q)
+	case r.Method == http.MethodDelete && q.res.serves("deletecollection"):
+		return s.deleteCollection(w, r, q)
 	}
 	return errMethodNotAllowed
+}
+
+// serveSubresource dispatches status, scale, binding and a namespace's
+// finalize.
+func (s *Server) serveSubresource(w http.ResponseWriter, r *http.Request, q *request) error {
+	res := q.res
+	switch {
+	case q.subresource == "status" && res.Status:
+		switch r.Method {
+		case http.MethodGet:
+			return s.get(w, r, q)
+		case http.MethodPut:
+			return s.update(w, r, q)
+		case http.MethodPatch:
+			return s.patch(w, r, q)
+		}
+	case q.subresource == "scale" && res.Scale != nil:
+		switch r.Method {
+		case http.MethodGet:
+			return s.getScale(w, r, q)
+		case http.MethodPut:
+			return s.updateScale(w, r, q)
+		case http.MethodPatch:
+			return s.patch(w, r, q)
+		}
+	case q.subresource == "binding" && res.Binding:
+		if r.Method == http.MethodPost {
+			return s.bind(w, r, q)
+		}
+	case q.subresource == "finalize" && res.storeKey() == "namespaces":
+		if r.Method == http.MethodPut {
+			return s.finalize(w, r, q)
+		}
+	default:
+		return errNotFoundResource
+	}
+	return errMethodNotAllowed
+}
+
+// serves reports whether verb is served on r.
+func (r *resource) serves(verb string) bool {
+	for _, v := range r.verbs() {
+		if v == verb {
+			return true
+		}
+	}
+	return false
 }

@@ -73,6 +73,9 @@ type Server struct {
 	// serialises registry rebuilds when CRDs change (refreshCRDs).
 	builtin []*resource
 	crdMu   sync.Mutex
+	// writes is the write path's own state (field managers, the leader's
+	// deletion loop): see writestate.go.
+	writes writeState
 }
 
 // New builds the API server over store.

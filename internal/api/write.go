@@ -1,75 +1,173 @@
 package api
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
+	"github.com/tidwall/gjson"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
-// maxConflictRetries bounds read-modify-write retries of updates that carry
-// no resourceVersion (kube's GuaranteedUpdate retries the same way).
+// The write path. Every write is decided on the leader: the handler
+// forwards first, then computes the object to store (decode or patch,
+// defaults, managedFields, admission, validation) and proposes it with the
+// revision it was computed from as a precondition. When another write got
+// in between, the FSM answers Conflict and the whole step runs again on the
+// new state (kube's GuaranteedUpdate); only a resourceVersion the client
+// sent itself can end in 409.
+
+// maxConflictRetries bounds the read-modify-write retries of one request.
 const maxConflictRetries = 10
+
+// maxNameGenerationCreateAttempts is how many names a create with
+// generateName tries before giving up (kube: 8).
+const maxNameGenerationCreateAttempts = 8
 
 // create serves POST on a collection.
 func (s *Server) create(w http.ResponseWriter, r *http.Request, q *request) error {
 	if done, err := s.forward(w, r); done {
 		return err
 	}
-	dryRun, err := parseDryRun(r)
+	opts, err := parseCreateOptions(r)
 	if err != nil {
 		return err
 	}
-	obj, err := s.decodeBody(w, r, q.res)
+	ws := &warnings{}
+	defer ws.write(w)
+	obj, err := s.decodeBody(r, q.res, opts.validation, ws)
 	if err != nil {
 		return err
 	}
-	m, err := s.admitCreate(q, obj)
+	s.normalize(q.res, obj)
+	if err := s.checkCreateNamespace(r.Context(), q, obj); err != nil {
+		return err
+	}
+	if obj, err = s.trackUpdate(q.res, "", emptyObject(q.res), obj, opts.manager); err != nil {
+		return err
+	}
+	raw, err := s.commitCreate(r.Context(), q, obj, opts)
 	if err != nil {
 		return err
 	}
-	q.name = m.GetName()
-	if q.res.Namespaced {
-		if _, _, err := s.store.Get(r.Context(), kv.Key{Resource: "namespaces", Name: q.namespace}, false); err != nil {
-			return storeErr(err, s.registry().lookup("v1", "namespaces"), q.namespace)
-		}
-	}
-	raw, err := encode(obj)
-	if err != nil {
-		return err
-	}
-	if dryRun {
-		if _, _, err := s.store.Get(r.Context(), q.key(), false); err == nil {
-			return storeErr(kv.ErrAlreadyExists, q.res, q.name)
-		}
-		writeRaw(w, http.StatusCreated, raw)
-		return nil
-	}
-	stored, err := s.store.Propose(r.Context(), kv.Write{Op: kv.OpCreate, Key: q.key(), Object: raw})
-	if err != nil {
-		return storeErr(err, q.res, q.name)
-	}
-	writeRaw(w, http.StatusCreated, stored.Raw)
+	respond(w, ws, http.StatusCreated, raw)
 	return nil
 }
 
-// update serves PUT of one object. A resourceVersion in the body is a
-// precondition (409 when stale); without one the update is a
-// read-modify-write retried on conflict.
+// respond writes the collected warnings and a JSON body.
+func respond(w http.ResponseWriter, ws *warnings, code int, raw []byte) {
+	ws.write(w)
+	ws.msgs = nil
+	writeRaw(w, code, raw)
+}
+
+// normalize applies the defaults every write of res gets.
+func (s *Server) normalize(res *resource, obj runtime.Object) {
+	if res.Normalize != nil {
+		res.Normalize(obj)
+	}
+}
+
+// checkCreateNamespace answers a create into a namespace that does not
+// exist (404) or is being deleted (403), as kube's NamespaceLifecycle
+// admission does.
+func (s *Server) checkCreateNamespace(ctx context.Context, q *request, obj runtime.Object) error {
+	if !q.res.Namespaced {
+		return nil
+	}
+	nsRes := s.registry().lookup("v1", "namespaces")
+	ns, _, err := s.store.Get(ctx, kv.Key{Resource: "namespaces", Name: q.namespace}, false)
+	if err != nil {
+		return storeErr(err, nsRes, q.namespace)
+	}
+	if gjson.GetBytes(ns.Raw, "status.phase").Str != "Terminating" {
+		return nil
+	}
+	name := q.name
+	if m, err := apimeta.Accessor(obj); err == nil && name == "" {
+		if name = m.GetName(); name == "" {
+			name = m.GetGenerateName()
+		}
+	}
+	return namespaceTerminating(q, name)
+}
+
+// commitCreate admits obj (metadata, Prepare, validation) and stores it,
+// retrying with another generated name when generateName picked a taken
+// one.
+func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Object, opts *writeOptions) ([]byte, error) {
+	m, err := apimeta.Accessor(obj)
+	if err != nil {
+		return nil, badRequest("the object has no metadata: %v", err)
+	}
+	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	for attempt := 1; ; attempt++ {
+		o := obj.DeepCopyObject()
+		om, err := s.admitCreate(q, o)
+		if err != nil {
+			return nil, err
+		}
+		cq := *q
+		cq.name = om.GetName()
+		if opts.dryRun {
+			raw, err := encode(o)
+			if err != nil {
+				return nil, err
+			}
+			if _, _, err := s.store.Get(ctx, cq.key(), false); err == nil {
+				return nil, apierrors.NewAlreadyExists(q.res.groupResource(), cq.name)
+			}
+			return raw, nil
+		}
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			u.SetResourceVersion("0") // keeps the key where kube sorts it; the store stamps the revision
+		}
+		raw, err := encode(o)
+		if err != nil {
+			return nil, err
+		}
+		stored, err := s.store.Propose(ctx, kv.Write{Op: kv.OpCreate, Key: cq.key(), Object: raw})
+		switch {
+		case err == nil:
+			return stored.Raw, nil
+		case !errors.Is(err, kv.ErrAlreadyExists):
+			return nil, storeErr(err, q.res, cq.name)
+		case generated && attempt < maxNameGenerationCreateAttempts:
+			continue
+		case generated:
+			return nil, apierrors.NewGenerateNameConflict(q.res.groupResource(), cq.name, 1)
+		}
+		se := apierrors.NewAlreadyExists(q.res.groupResource(), cq.name)
+		if cur, _, err := s.store.Get(ctx, cq.key(), false); err == nil && gjson.GetBytes(cur.Raw, "metadata.deletionTimestamp").Exists() {
+			se.ErrStatus.Message = "object is being deleted: " + se.ErrStatus.Message
+		}
+		return nil, se
+	}
+}
+
+// update serves PUT of an object or of its status or finalize subresource.
+// A resourceVersion in the body is a precondition (409 when stale);
+// without one the update is unconditional.
 func (s *Server) update(w http.ResponseWriter, r *http.Request, q *request) error {
 	if done, err := s.forward(w, r); done {
 		return err
 	}
-	dryRun, err := parseDryRun(r)
+	opts, err := parseUpdateOptions(r)
 	if err != nil {
 		return err
 	}
-	body, err := s.decodeBody(w, r, q.res)
+	ws := &warnings{}
+	defer ws.write(w)
+	body, err := s.decodeBody(r, q.res, opts.validation, ws)
 	if err != nil {
 		return err
 	}
@@ -77,58 +175,168 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, q *request) erro
 	if err != nil {
 		return badRequest("the object has no metadata")
 	}
-	var clientRV uint64
-	if rv := bm.GetResourceVersion(); rv != "" {
-		if clientRV, err = strconv.ParseUint(rv, 10, 64); err != nil {
-			return badRequest("invalid resourceVersion %q", rv)
-		}
+	if bm.GetName() != q.name {
+		return badRequest("the name of the object (%s) does not match the name on the URL (%s)", bm.GetName(), q.name)
 	}
-	for range maxConflictRetries {
-		obj := body.DeepCopyObject()
-		cur, _, err := s.store.Get(r.Context(), q.key(), false)
-		if err != nil {
-			return storeErr(err, q.res, q.name)
-		}
-		if _, err := s.admitUpdate(q, obj, cur); err != nil {
-			return err
-		}
-		raw, err := encode(obj)
-		if err != nil {
-			return err
-		}
-		expect := clientRV
-		if expect == 0 {
-			expect = cur.RV
-		}
-		if dryRun {
-			if expect != cur.RV {
-				return storeErr(kv.ErrConflict, q.res, q.name)
+	if err := checkNamespace(q, bm); err != nil {
+		return err
+	}
+	s.normalize(q.res, body)
+	u := &mutation{q: q, opts: opts, ws: ws, uid: string(bm.GetUID()),
+		desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
+			obj, err := s.trackUpdate(q.res, q.subresource, old, body.DeepCopyObject(), opts.manager)
+			if err != nil || q.subresource != "status" {
+				return obj, err
 			}
-			writeRaw(w, http.StatusOK, raw)
-			return nil
+			return statusOnly(old, obj), nil
+		}}
+	res, err := s.guaranteedUpdate(r.Context(), u)
+	if err != nil {
+		return err
+	}
+	respond(w, ws, res.code, res.raw)
+	return nil
+}
+
+// mutation is one read-modify-write of an object.
+type mutation struct {
+	q    *request
+	opts *writeOptions
+	ws   *warnings
+	// uid, when set, must be the object's (a PUT body's metadata.uid).
+	uid string
+	// desired returns the object the request asks for, given the stored
+	// one (a copy the function may change) and its stored form: decoded
+	// or patched, with defaults and managedFields. Server-owned metadata,
+	// status rules, generation and validation are applied after it.
+	desired func(old runtime.Object, cur *kv.Object) (runtime.Object, error)
+	// create, when set, builds the object to create when none exists
+	// (an apply patch); nil means a missing object is 404.
+	create func() (runtime.Object, error)
+}
+
+// writeResult is what a write answers.
+type writeResult struct {
+	raw  []byte
+	code int
+}
+
+// guaranteedUpdate runs u until it is stored or fails for a reason other
+// than a concurrent write.
+func (s *Server) guaranteedUpdate(ctx context.Context, u *mutation) (*writeResult, error) {
+	q := u.q
+	for range maxConflictRetries {
+		u.ws.reset()
+		cur, _, err := s.store.Get(ctx, q.key(), false)
+		if errors.Is(err, kv.ErrNotFound) && u.create != nil {
+			res, err := s.createMissing(ctx, u)
+			if errors.Is(err, errRetry) {
+				continue
+			}
+			return res, err
 		}
-		stored, err := s.store.Propose(r.Context(), kv.Write{Op: kv.OpUpdate, Key: q.key(), ExpectedRV: expect, Object: raw})
-		if errors.Is(err, kv.ErrConflict) && clientRV == 0 {
+		if err != nil {
+			return nil, storeErr(err, q.res, q.name)
+		}
+		res, err := s.updateOnce(ctx, u, cur)
+		if errors.Is(err, errRetry) {
 			continue
 		}
-		if err != nil {
-			return storeErr(err, q.res, q.name)
-		}
-		writeRaw(w, http.StatusOK, stored.Raw)
-		return nil
+		return res, err
 	}
-	return storeErr(kv.ErrConflict, q.res, q.name)
+	return nil, storeErr(kv.ErrConflict, q.res, q.name)
 }
 
-// parseDryRun accepts dryRun=All (nothing is stored) and rejects other values.
-func parseDryRun(r *http.Request) (bool, error) {
-	vals := r.URL.Query()["dryRun"]
-	for _, v := range vals {
-		if v != metav1.DryRunAll {
-			return false, badRequest("unsupported dryRun value %q: only All is supported", v)
-		}
+// errRetry: the object changed while a write was computed; start over.
+var errRetry = errors.New("retry")
+
+// createMissing creates the object of an apply patch to a missing name.
+func (s *Server) createMissing(ctx context.Context, u *mutation) (*writeResult, error) {
+	obj, err := u.create()
+	if err != nil {
+		return nil, err
 	}
-	return len(vals) > 0, nil
+	if err := s.checkCreateNamespace(ctx, u.q, obj); err != nil {
+		return nil, err
+	}
+	if m, err := apimeta.Accessor(obj); err == nil && m.GetName() != u.q.name {
+		return nil, badRequest("the name of the object (%s) does not match the name on the URL (%s)", m.GetName(), u.q.name)
+	}
+	raw, err := s.commitCreate(ctx, u.q, obj, u.opts)
+	if apierrors.IsAlreadyExists(err) {
+		return nil, errRetry // created in between: apply to it
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &writeResult{raw: raw, code: http.StatusCreated}, nil
 }
 
-var _ = apierrors.IsNotFound
+// updateOnce computes and proposes one update of cur.
+func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*writeResult, error) {
+	q := u.q
+	old, err := decodeStored(q.res, cur)
+	if err != nil {
+		return nil, err
+	}
+	if u.uid != "" && u.uid != cur.UID {
+		return nil, apierrors.NewConflict(q.res.groupResource(), q.name,
+			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", u.uid, cur.UID))
+	}
+	obj, err := u.desired(old.DeepCopyObject(), cur)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.admitUpdate(q, obj, old, cur)
+	if err != nil {
+		return nil, err
+	}
+	if shouldDeleteDuringUpdate(q.res, obj, old) {
+		// The last finalizer of an object being deleted is gone: kube
+		// deletes it instead of storing the update, and answers the
+		// updated object.
+		if !u.opts.dryRun {
+			_, err := s.store.Propose(ctx, kv.Write{Op: kv.OpDelete, Key: q.key(), ExpectedRV: cur.RV})
+			if errors.Is(err, kv.ErrConflict) {
+				return nil, errRetry
+			}
+			if err != nil && !errors.Is(err, kv.ErrNotFound) {
+				return nil, storeErr(err, q.res, q.name)
+			}
+		}
+		return &writeResult{raw: raw, code: http.StatusOK}, nil
+	}
+	if bytes.Equal(raw, cur.Raw) { // nothing changed: no write, same resourceVersion
+		return &writeResult{raw: cur.Raw, code: http.StatusOK}, nil
+	}
+	if u.opts.dryRun {
+		return &writeResult{raw: raw, code: http.StatusOK}, nil
+	}
+	stored, err := s.store.Propose(ctx, kv.Write{Op: kv.OpUpdate, Key: q.key(), ExpectedRV: cur.RV, Object: raw})
+	if errors.Is(err, kv.ErrConflict) {
+		return nil, errRetry
+	}
+	if err != nil {
+		return nil, storeErr(err, q.res, q.name)
+	}
+	return &writeResult{raw: stored.Raw, code: http.StatusOK}, nil
+}
+
+// decodeStored decodes a stored object of res.
+func decodeStored(res *resource, cur *kv.Object) (runtime.Object, error) {
+	obj := res.New()
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if err := u.UnmarshalJSON(cur.Raw); err != nil {
+			return nil, fmt.Errorf("api: decode stored %s: %w", cur.Key, err)
+		}
+		return u, nil
+	}
+	if err := json.Unmarshal(cur.Raw, obj); err != nil {
+		return nil, fmt.Errorf("api: decode stored %s: %w", cur.Key, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(res.gvk())
+	return obj, nil
+}
+
+// formatRV renders a revision as a resourceVersion.
+func formatRV(rv uint64) string { return strconv.FormatUint(rv, 10) }

@@ -190,7 +190,7 @@ func (g *goldenClient) check(t *testing.T, ex exchange, opt cmpOpts) []byte {
 	m, resp, b := g.send(t, ex)
 	checkHead(t, m, resp)
 	// Go's net/http (kube's and ours) sends a Content-Length for bodies up to
-	// 2048 bytes written at once; ours lack managedFields, so are smaller.
+	// 2048 bytes written at once.
 	if m.respHeader.Get("Content-Length") != "" && len(b) <= 2048 && resp.ContentLength != int64(len(b)) {
 		t.Errorf("Content-Length %d for a %d-byte body, want a Content-Length like kube's", resp.ContentLength, len(b))
 	}
@@ -535,9 +535,9 @@ var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 
 // normalizer replaces what is not deterministic with placeholders, in
 // place: uids (any UUID inside a string), resourceVersions,
-// creationTimestamps, clusterIPs, the rv inside continue tokens and Table
-// Age cells. It drops managedFields, which litek8s does not write yet
-// (issue 3).
+// creationTimestamps, deletionTimestamps, managedFields times, clusterIPs,
+// the rv inside continue tokens and Table Age cells. managedFields are
+// compared otherwise: litek8s writes them as kube does.
 type normalizer struct {
 	ageCol int // index of the Age column of the Table being walked (-1: none)
 }
@@ -547,7 +547,6 @@ func newNormalizer() *normalizer { return &normalizer{ageCol: -1} }
 func (n *normalizer) walk(v *jv, key string) {
 	switch v.kind {
 	case '{':
-		v.del("managedFields")
 		if v.get("kind").str() == "Table" {
 			n.tableAges(v)
 		}
@@ -572,6 +571,12 @@ func (n *normalizer) walk(v *jv, key string) {
 			return
 		case "creationTimestamp":
 			*v = *strValue("<creationTimestamp>")
+			return
+		case "deletionTimestamp":
+			*v = *strValue("<deletionTimestamp>")
+			return
+		case "time": // of a managedFields entry
+			*v = *strValue("<time>")
 			return
 		case "clusterIP":
 			*v = *strValue("<clusterIP>")
@@ -663,13 +668,15 @@ func TestGoldenCompare(t *testing.T) {
 		}
 	}
 	const base = `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","uid":"ccbf0abb-dd04-4834-828b-5613702f3470",` +
-		`"resourceVersion":"5","creationTimestamp":"2026-11-30T09:57:24Z","managedFields":[{"manager":"x"}]},"data":{"k":"\u003c"}}`
+		`"resourceVersion":"5","creationTimestamp":"2026-11-30T09:57:24Z","managedFields":[{"manager":"x","time":"2026-11-30T09:57:24Z"}]},"data":{"k":"\u003c"}}`
 	for _, c := range []struct {
 		name, other string
 		same        bool
 	}{
 		{"run-specific values", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","uid":"07355f14-32ff-4bb7-992f-bfb049f1d35d",` +
-			`"resourceVersion":"77","creationTimestamp":"2027-01-01T00:00:00Z"},"data":{"k":"\u003c"}}`, true},
+			`"resourceVersion":"77","creationTimestamp":"2027-01-01T00:00:00Z","managedFields":[{"manager":"x","time":"2027-01-01T00:00:00Z"}]},"data":{"k":"\u003c"}}`, true},
+		{"a manager", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","uid":"07355f14-32ff-4bb7-992f-bfb049f1d35d",` +
+			`"resourceVersion":"77","creationTimestamp":"2027-01-01T00:00:00Z","managedFields":[{"manager":"y","time":"2027-01-01T00:00:00Z"}]},"data":{"k":"\u003c"}}`, false},
 		{"key order", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"\u003c"}}`, false},
 		{"string escapes", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a"},"data":{"k":"<"}}`, false},
 		{"a value", `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"b"},"data":{"k":"\u003c"}}`, false},
@@ -681,7 +688,7 @@ func TestGoldenCompare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.name != "run-specific values" { // base without the normalized fields
+		if c.name != "run-specific values" && c.name != "a manager" { // base without the normalized fields
 			w.get("metadata").keys, w.get("metadata").vals = w.get("metadata").keys[:1], w.get("metadata").vals[:1]
 		}
 		if d := diffTrees(w, g, cmpOpts{}, newNormalizer(), newNormalizer()); (d == "") != c.same {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,5 +30,47 @@ func TestKubectl(t *testing.T) {
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("kubectl.sh: %v", err)
+	}
+}
+
+// TestKubectlSuite runs kubectl_suite.sh: at least 60 kubectl invocations
+// spread over 3 members, each checking its output against what kubectl 1.32
+// prints against kube-apiserver (issue 3, acceptance 1 and 5). It runs
+// strict: the first failing check fails the test (SUITE_KEEP_GOING is
+// cleared).
+//
+// Gated behind LITEK8S_SUITE=1 while the features it checks are being built
+// (subresources, finalizers, server-side apply, more kinds, CRDs, field
+// selectors, protobuf answers...): the lead removes the gate when they land.
+// To see every failing check at once:
+//
+//	SUITE_KEEP_GOING=1 bash test/e2e/kubectl_suite.sh
+func TestKubectlSuite(t *testing.T) {
+	if os.Getenv("LITEK8S_SUITE") != "1" {
+		t.Skip("set LITEK8S_SUITE=1 to run the kubectl suite (gated until the features it checks land)")
+	}
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	if testing.Short() {
+		t.Skip("starts 3 member processes")
+	}
+	node := filepath.Join(t.TempDir(), "node")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", node, "../../cmd/node")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build node: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(t.Context(), "bash", "kubectl_suite.sh", node)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SUITE_KEEP_GOING=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("kubectl_suite.sh: %v", err)
 	}
 }

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/litek8s/litek8s/bench/internal/report"
+	"github.com/litek8s/litek8s/bench/internal/stats"
+)
+
+// bench is one api_load run: the cluster, its data set and the report.
+// One goroutine drives it; scenarios start their own client goroutines
+// and wait for them.
+type bench struct {
+	opts   options
+	tmp    string
+	stderr io.Writer
+	log    *slog.Logger
+	level  slog.LevelVar // of log; raised while members close (peers gone is no news then)
+	rep    *report.Report
+
+	cl       *cluster
+	leader   *endpoint
+	follower *endpoint // nil on a 1-member cluster
+	static   *staticServer
+}
+
+// run sets up the cluster and its data, runs the scenarios, and closes
+// everything it started, whatever happens.
+func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
+	fmt.Fprintf(b.stderr, "starting %d members under %s\n", b.opts.members, b.tmp)
+	if b.cl, err = startCluster(ctx, filepath.Join(b.tmp, "cluster"), b.opts.members, b.opts.clients, b.log); err != nil {
+		return err
+	}
+	defer func() {
+		if b.static != nil {
+			err = errors.Join(err, b.static.Close())
+		}
+		b.level.Set(slog.LevelError + 100)
+		err = errors.Join(err, b.cl.Close())
+	}()
+	if err := b.refresh(ctx); err != nil {
+		return err
+	}
+	if err := createNamespaces(ctx, b.leader, listNS, writeNS); err != nil {
+		return err
+	}
+	if err := b.fill(ctx); err != nil {
+		return err
+	}
+	stopProfile, err := startProfile(b.opts.cpuprofile)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stopProfile()) }()
+	for _, s := range sel {
+		res, err := b.scenario(ctx, s)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		b.rep.Scenarios = append(b.rep.Scenarios, res)
+	}
+	if err := stopProfile(); err != nil {
+		return err
+	}
+	stopProfile = func() error { return nil }
+	live, mapped := heapLive()
+	b.rep.Memory.HeapLiveAtEnd, b.rep.Memory.GoMappedAtEnd = live, mapped
+	return b.refresh(ctx)
+}
+
+// refresh waits until every member is ready and finds the leader and a
+// follower again; a leader that moved is reported: figures measured
+// across an election are not comparable.
+func (b *bench) refresh(ctx context.Context) error {
+	err := poll(ctx, 30*time.Second, func() error {
+		for _, ep := range b.cl.eps {
+			if err := ep.do(ctx, call{method: http.MethodGet, path: "/readyz"}, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("members not ready: %w", err)
+	}
+	l, err := b.cl.leaderEP(ctx)
+	if err != nil {
+		return err
+	}
+	if b.leader != nil && l != b.leader {
+		w := fmt.Sprintf("the leader moved from %s to %s (an election under load: the scenarios before this line measured it)", b.leader.name, l.name)
+		fmt.Fprintln(b.stderr, "WARNING:", w)
+		b.rep.Warnings = append(b.rep.Warnings, w)
+	}
+	b.leader = l
+	b.follower, _, err = b.cl.followerEP(ctx)
+	return err
+}
+
+// fill creates the list objects, fetches the list responses for the
+// static server, and records the data set and the heap.
+func (b *bench) fill(ctx context.Context) error {
+	fmt.Fprintf(b.stderr, "creating %d ConfigMaps with %d clients\n", b.opts.objects, b.opts.clients)
+	took, err := fill(ctx, b.leader, b.opts.objects, b.opts.clients, b.stderr)
+	if err != nil {
+		return err
+	}
+	list, sel, stored, err := fetchListBodies(ctx, b)
+	if err != nil {
+		return err
+	}
+	b.rep.Fill = &report.Fill{Objects: b.opts.objects, Seconds: took.Seconds(),
+		OpsPerSec: float64(b.opts.objects) / took.Seconds(), ListBytes: len(list), SelectorBytes: len(sel),
+		StoredBytes: stored, AvgObjectBytes: float64(stored) / float64(b.opts.objects)}
+	fmt.Fprintf(b.stderr, "filled in %v: %.0f bytes per ConfigMap, list_all %d bytes\n",
+		took.Round(time.Millisecond), b.rep.Fill.AvgObjectBytes, len(list))
+	live, _ := heapLive()
+	b.rep.Memory = &report.Memory{Members: b.opts.members, HeapLiveAfterFill: live}
+	b.static, err = startStatic(list, sel, b.cl.token, b.opts.clients)
+	return err
+}
+
+// scenario runs one scenario: prepare, warm-up, -runs timed runs.
+func (b *bench) scenario(ctx context.Context, s scenario) (report.Scenario, error) {
+	members := b.opts.members
+	if s.name == "create_1member" {
+		members = 1
+	}
+	if s.skip != nil {
+		if why := s.skip(b); why != "" {
+			fmt.Fprintf(b.stderr, "%-16s skipped: %s\n", s.name, why)
+			return report.Scenario{Name: s.name, Members: members, Skipped: why}, nil
+		}
+	}
+	if err := b.refresh(ctx); err != nil {
+		return report.Scenario{}, err
+	}
+	p, err := s.prepare(ctx, b)
+	if err != nil {
+		return report.Scenario{}, fmt.Errorf("prepare: %w", err)
+	}
+	if p.close != nil {
+		defer p.close()
+	}
+	if p.warmup && b.opts.warmup > 0 {
+		if _, _, err := p.run(ctx, "w", b.opts.warmup); err != nil {
+			return report.Scenario{}, fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	var runs []report.Run
+	for r := 1; r <= b.opts.runs; r++ {
+		lats, elapsed, err := p.run(ctx, fmt.Sprintf("r%d", r), b.opts.duration)
+		if err != nil {
+			return report.Scenario{}, fmt.Errorf("run %d: %w", r, err)
+		}
+		if len(lats) == 0 {
+			return report.Scenario{}, fmt.Errorf("run %d: no operation completed in %v", r, b.opts.duration)
+		}
+		sum := stats.Summarize(lats, elapsed)
+		fmt.Fprintf(b.stderr, "%-16s run %d/%d: %8s ops/s  p50 %6s ms  p90 %6s ms  p99 %6s ms  (%d ops)\n", s.name, r, b.opts.runs,
+			report.FormatOps(sum.OpsPerSec), report.FormatMs(ms(sum.P50)), report.FormatMs(ms(sum.P90)), report.FormatMs(ms(sum.P99)), sum.Ops)
+		runs = append(runs, report.RunOf(sum))
+	}
+	return report.NewScenario(s.name, members, runs), nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

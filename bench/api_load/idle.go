@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/litek8s/litek8s/bench/internal/report"
+)
+
+// measureIdleRSS is target 9, which needs a process of its own (in
+// process, members share one): it builds cmd/node, starts one member with
+// an empty data dir under tmp, waits wait after it printed its kubeconfig
+// line, reads its VmRSS and VmHWM, and stops it with SIGTERM.
+func measureIdleRSS(ctx context.Context, tmp string, wait time.Duration, stderr io.Writer) (*report.IdleRSS, error) {
+	bin := filepath.Join(tmp, "node")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/litek8s/litek8s/cmd/node")
+	build.Stdout, build.Stderr = stderr, stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("go build cmd/node (run api_load from inside the module): %w", err)
+	}
+	cmd := exec.Command(bin, "--id", "idle", "--data-dir", filepath.Join(tmp, "idle"),
+		"--api-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn")
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	// stop the member whatever happens, and reap it
+	lines := make(chan string, 64)
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default: // nobody listens any more; keep draining
+			}
+		}
+	}()
+	stop := func() error {
+		cmd.Process.Signal(syscall.SIGTERM)
+		timer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+		defer timer.Stop()
+		<-drained
+		return cmd.Wait()
+	}
+	res, err := waitIdle(ctx, cmd.Process.Pid, lines, wait)
+	if serr := stop(); err == nil && serr != nil {
+		err = fmt.Errorf("node did not stop cleanly: %w", serr)
+	}
+	return res, err
+}
+
+// waitIdle waits for the member's "kubeconfig:" line, then wait, and reads
+// its memory figures.
+func waitIdle(ctx context.Context, pid int, lines <-chan string, wait time.Duration) (*report.IdleRSS, error) {
+	started := time.After(30 * time.Second)
+	for ready := false; !ready; {
+		select {
+		case l := <-lines:
+			ready = strings.HasPrefix(l, "kubeconfig:")
+		case <-started:
+			return nil, fmt.Errorf("node did not print its kubeconfig line within 30s")
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+	select {
+	case <-time.After(wait):
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	rss, err := procStatus(pid, "VmRSS")
+	if err != nil {
+		return nil, err
+	}
+	hwm, err := procStatus(pid, "VmHWM")
+	if err != nil {
+		return nil, err
+	}
+	return &report.IdleRSS{WaitSeconds: wait.Seconds(), VmRSS: rss, VmHWM: hwm}, nil
+}

@@ -1,0 +1,220 @@
+// Command api_load measures a litek8s cluster under load (issue 4): it
+// starts 1 or 3 real members in this process (real Raft over TCP on
+// 127.0.0.1, the WAL on disk under a temporary directory removed at exit,
+// the real HTTPS API), fills it with ConfigMaps, and loads it over HTTP/1.1
+// keep-alive connections from concurrent clients, one scenario at a time.
+// Each scenario reports ops/s and p50/p90/p99 latency, each figure the
+// median of -runs runs; then the targets of issue 4 as ratios measured in
+// the same run. See bench/README.md.
+//
+//	go run ./bench/api_load                        # every scenario, 3 members
+//	go run ./bench/api_load -scenario list_all -cpuprofile /tmp/cpu.out
+//	go run ./bench/api_load -idle-rss              # target 9: one member process
+//
+// Any failed request (a status other than the expected one, a response
+// that does not decode, a missing watch event) fails the run: exit 1.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/litek8s/litek8s/bench/internal/report"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		if interrupted {
+			fmt.Fprintln(os.Stderr, "api_load: interrupted:", err)
+		} else {
+			fmt.Fprintln(os.Stderr, "api_load: FAILED:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// options are the flags.
+type options struct {
+	members, clients, objects, runs, watchers int
+	duration, warmup, idleWait                time.Duration
+	scenario, cpuprofile, jsonOut, verify     string
+	logLevel, note                            string
+	compareSingle, idleRSS, markdown          bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("api_load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.members, "members", 3, "cluster size: 1 or 3 members")
+	fs.IntVar(&o.clients, "clients", 32, "concurrent clients (one keep-alive connection each)")
+	fs.IntVar(&o.objects, "objects", 1000, "ConfigMaps of ~700 bytes the list scenarios read (filled first)")
+	fs.IntVar(&o.runs, "runs", 3, "runs of each scenario; each figure is the median over the runs")
+	fs.DurationVar(&o.duration, "duration", 5*time.Second, "length of one run")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "untimed run before the first run of a scenario (0: none)")
+	fs.IntVar(&o.watchers, "watchers", 1000, "watches held by watch_fanout, spread over the members")
+	fs.StringVar(&o.scenario, "scenario", "all", "scenarios to run, separated by commas, or all: "+strings.Join(scenarioNames(), ", "))
+	fs.BoolVar(&o.compareSingle, "compare-single", false, "also run create on a second, 1-member cluster (create_1member, target 5)")
+	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the scenario runs (servers and clients; clients carry the label side=client)")
+	fs.StringVar(&o.jsonOut, "json", "", "write every figure as JSON to this file")
+	fs.BoolVar(&o.markdown, "markdown", false, "print the tables as Markdown")
+	fs.StringVar(&o.verify, "verify", "sample", "list responses: sample (decode one per scenario, then check status, length and framing) or all (decode every one; measures the client)")
+	fs.BoolVar(&o.idleRSS, "idle-rss", false, "only measure target 9: build cmd/node, start one member process with an empty data dir, read its VmRSS")
+	fs.DurationVar(&o.idleWait, "idle-wait", 5*time.Second, "with -idle-rss: how long the member idles before its RSS is read")
+	fs.StringVar(&o.logLevel, "log-level", "error", "members' log level (debug, info, warn, error)")
+	fs.StringVar(&o.note, "note", "", "free text stored in the JSON (machine, purpose)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	case o.members != 1 && o.members != 3 && o.members != 5:
+		return o, fmt.Errorf("-members %d: want 1, 3 or 5", o.members)
+	case o.clients < 1 || o.runs < 1 || o.watchers < 1:
+		return o, errors.New("-clients, -runs and -watchers must be positive")
+	case o.objects < groups:
+		return o, fmt.Errorf("-objects must be at least %d (the selector matches 1/%d)", groups, groups)
+	case o.duration <= 0:
+		return o, errors.New("-duration must be positive")
+	case o.verify != "sample" && o.verify != "all":
+		return o, fmt.Errorf("-verify %q: want sample or all", o.verify)
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	opts, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	goroutines := runtime.NumGoroutine()
+	rep := &report.Report{Schema: report.SchemaVersion, Date: time.Now().UTC().Format(time.RFC3339),
+		Note: opts.note, Machine: machine(),
+		Config: report.Config{Members: opts.members, Clients: opts.clients, Objects: opts.objects,
+			Watchers: opts.watchers, Runs: opts.runs, Duration: opts.duration.String()}}
+	if w := busyWarning(); w != "" {
+		fmt.Fprintln(stderr, "WARNING:", w)
+		rep.Warnings = append(rep.Warnings, w)
+	}
+	tmp, err := os.MkdirTemp("", "api_load-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	if opts.idleRSS {
+		fmt.Fprintf(stderr, "building cmd/node and starting one member; its RSS is read %v after it started\n", opts.idleWait)
+		if rep.IdleRSS, err = measureIdleRSS(ctx, tmp, opts.idleWait, stderr); err != nil {
+			return err
+		}
+	} else {
+		sel, err := selectScenarios(opts.scenario, opts.compareSingle)
+		if err != nil {
+			return err
+		}
+		b := &bench{opts: opts, tmp: tmp, stderr: stderr, rep: rep}
+		if err := b.level.UnmarshalText([]byte(opts.logLevel)); err != nil {
+			return fmt.Errorf("-log-level: %w", err)
+		}
+		b.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: &b.level}))
+		if err := b.run(ctx, sel); err != nil {
+			return err
+		}
+	}
+	if w := leftGoroutines(goroutines); w != "" {
+		fmt.Fprintln(stderr, "WARNING:", w)
+		rep.Warnings = append(rep.Warnings, "goroutines left after closing everything")
+	}
+	rep.Targets = report.ComputeTargets(rep)
+	printReport(stdout, rep, opts)
+	if opts.jsonOut != "" {
+		if err := rep.Save(opts.jsonOut); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printReport prints the tables.
+func printReport(w io.Writer, rep *report.Report, o options) {
+	c := rep.Config
+	if !o.idleRSS {
+		fmt.Fprintf(w, "api_load: %d members, %d clients, %d ConfigMaps, %d runs of %s each (medians), %d CPUs\n\n",
+			c.Members, c.Clients, c.Objects, c.Runs, c.Duration, rep.Machine.CPUs)
+		report.ScenarioTable(rep).Write(w, o.markdown)
+		fmt.Fprintln(w)
+	}
+	if f := rep.Fill; f != nil {
+		fmt.Fprintf(w, "fill: %d ConfigMaps in %.1fs (%s creates/s); stored JSON %.1f MiB (%.0f bytes each); list_all response %d bytes\n",
+			f.Objects, f.Seconds, report.FormatOps(f.OpsPerSec), float64(f.StoredBytes)/(1<<20), f.AvgObjectBytes, f.ListBytes)
+	}
+	if m := rep.Memory; m != nil {
+		fmt.Fprintf(w, "Go live heap of this process (all %d members and the clients): %.1f MiB after fill, %.1f MiB at the end (%.1f MiB mapped)\n",
+			m.Members, float64(m.HeapLiveAfterFill)/(1<<20), float64(m.HeapLiveAtEnd)/(1<<20), float64(m.GoMappedAtEnd)/(1<<20))
+	}
+	if i := rep.IdleRSS; i != nil {
+		fmt.Fprintf(w, "idle member process: VmRSS %.1f MiB (VmHWM %.1f MiB) %gs after start\n",
+			float64(i.VmRSS)/(1<<20), float64(i.VmHWM)/(1<<20), i.WaitSeconds)
+	}
+	if len(rep.Targets) > 0 {
+		fmt.Fprintln(w, "\ntargets (issue 4):")
+		report.TargetTable(rep.Targets).Write(w, o.markdown)
+	}
+	for _, x := range rep.Warnings {
+		fmt.Fprintln(w, "WARNING:", x)
+	}
+}
+
+// leftGoroutines waits a little for goroutines to end and describes those
+// left beyond the count at start, or returns "".
+func leftGoroutines(before int) string {
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			return fmt.Sprintf("%d goroutines left (%d at start):\n%s", runtime.NumGoroutine(), before,
+				buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return ""
+}
+
+// startProfile starts a CPU profile when path is set; the returned stop
+// is always safe to call.
+func startProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
+}

@@ -1,0 +1,162 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/litek8s/litek8s/bench/internal/stats"
+)
+
+// SchemaVersion is the version of the JSON format written by api_load.
+const SchemaVersion = 1
+
+// Report is everything one api_load invocation measured.
+type Report struct {
+	Schema  int     `json:"schema"`
+	Date    string  `json:"date"` // RFC 3339, when the run started
+	Note    string  `json:"note,omitempty"`
+	Machine Machine `json:"machine"`
+	Config  Config  `json:"config"`
+	Fill    *Fill   `json:"fill,omitempty"`
+	Memory  *Memory `json:"memory,omitempty"`
+	// Scenarios in the order they ran; skipped ones carry Skipped.
+	Scenarios []Scenario `json:"scenarios"`
+	Targets   []Target   `json:"targets,omitempty"`
+	IdleRSS   *IdleRSS   `json:"idle_rss,omitempty"`
+	Warnings  []string   `json:"warnings,omitempty"`
+}
+
+// Machine describes where the figures were measured.
+type Machine struct {
+	Hostname  string  `json:"hostname"`
+	CPUModel  string  `json:"cpu_model"`
+	CPUs      int     `json:"cpus"`
+	GOOS      string  `json:"goos"`
+	GOARCH    string  `json:"goarch"`
+	GoVersion string  `json:"go_version"`
+	LoadAvg1  float64 `json:"loadavg_1m_at_start"`
+}
+
+// Config is the api_load flags that shape the figures.
+type Config struct {
+	Members  int    `json:"members"`
+	Clients  int    `json:"clients"`
+	Objects  int    `json:"objects"`
+	Watchers int    `json:"watchers"`
+	Runs     int    `json:"runs"`
+	Duration string `json:"duration"`
+}
+
+// Fill is the creation of the -objects ConfigMaps the list scenarios read.
+type Fill struct {
+	Objects        int     `json:"objects"`
+	Seconds        float64 `json:"seconds"`
+	OpsPerSec      float64 `json:"ops_per_sec"`
+	ListBytes      int     `json:"list_all_bytes"`      // size of one list_all response
+	AvgObjectBytes float64 `json:"avg_object_bytes"`    // of the stored JSON, from the list
+	StoredBytes    int64   `json:"stored_json_bytes"`   // the list's items, all members hold a copy
+	SelectorBytes  int     `json:"list_selector_bytes"` // size of one list_selector response
+}
+
+// Memory is the Go heap of the process that runs every in-process member
+// and the load clients: members share one process, so there is no
+// per-member RSS (target 8 divides the live heap by the member count).
+type Memory struct {
+	Members           int    `json:"members"`
+	HeapLiveAfterFill uint64 `json:"heap_live_bytes_after_fill"` // after a forced GC
+	HeapLiveAtEnd     uint64 `json:"heap_live_bytes_at_end"`     // after a forced GC
+	GoMappedAtEnd     uint64 `json:"go_mapped_bytes_at_end"`     // runtime memory not released to the OS
+}
+
+// IdleRSS is target 9: one member process with an empty data dir.
+type IdleRSS struct {
+	WaitSeconds float64 `json:"wait_seconds"`
+	VmRSS       uint64  `json:"vmrss_bytes"`
+	VmHWM       uint64  `json:"vmhwm_bytes"`
+}
+
+// Scenario is one scenario's figures: each is the median over its runs.
+type Scenario struct {
+	Name      string  `json:"name"`
+	Members   int     `json:"members,omitempty"`
+	Skipped   string  `json:"skipped,omitempty"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	P50Ms     float64 `json:"p50_ms"`
+	P90Ms     float64 `json:"p90_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	Runs      []Run   `json:"runs,omitempty"`
+}
+
+// Run is one run of a scenario.
+type Run struct {
+	Ops       int     `json:"ops"`
+	Seconds   float64 `json:"seconds"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	P50Ms     float64 `json:"p50_ms"`
+	P90Ms     float64 `json:"p90_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	MaxMs     float64 `json:"max_ms"`
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// RunOf converts a run's summary.
+func RunOf(s stats.Summary) Run {
+	return Run{Ops: s.Ops, Seconds: s.Elapsed.Seconds(), OpsPerSec: s.OpsPerSec,
+		P50Ms: millis(s.P50), P90Ms: millis(s.P90), P99Ms: millis(s.P99), MaxMs: millis(s.Max)}
+}
+
+// NewScenario builds a scenario's figures: the median of each figure over
+// runs, taken figure by figure (the p99 is the median of the runs' p99s).
+func NewScenario(name string, members int, runs []Run) Scenario {
+	s := Scenario{Name: name, Members: members, Runs: runs}
+	col := func(f func(Run) float64) float64 {
+		xs := make([]float64, len(runs))
+		for i, r := range runs {
+			xs[i] = f(r)
+		}
+		return stats.Median(xs)
+	}
+	s.OpsPerSec = col(func(r Run) float64 { return r.OpsPerSec })
+	s.P50Ms = col(func(r Run) float64 { return r.P50Ms })
+	s.P90Ms = col(func(r Run) float64 { return r.P90Ms })
+	s.P99Ms = col(func(r Run) float64 { return r.P99Ms })
+	return s
+}
+
+// Find returns the scenario called name that was measured (not skipped).
+func (r *Report) Find(name string) (*Scenario, bool) {
+	for i := range r.Scenarios {
+		if s := &r.Scenarios[i]; s.Name == name && s.Skipped == "" {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+// Load reads a report written by api_load -json.
+func Load(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	if r.Schema < 1 || r.Schema > SchemaVersion {
+		return nil, fmt.Errorf("report: %s: schema %d, this program reads 1..%d", path, r.Schema, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// Save writes r as indented JSON.
+func (r *Report) Save(path string) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

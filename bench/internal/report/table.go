@@ -1,0 +1,87 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// FormatOps formats an ops/s figure: whole numbers from 100 up.
+func FormatOps(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+// FormatMs formats a latency in milliseconds.
+func FormatMs(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// Table is rows of cells printed either aligned for a terminal or as a
+// Markdown table.
+type Table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// Write prints t.
+func (t *Table) Write(w io.Writer, markdown bool) error {
+	if markdown {
+		line := func(cells []string) string { return "| " + strings.Join(cells, " | ") + " |\n" }
+		sep := make([]string, len(t.Header))
+		for i := range sep {
+			sep[i] = "---"
+		}
+		var b strings.Builder
+		b.WriteString(line(t.Header))
+		b.WriteString(line(sep))
+		for _, r := range t.Rows {
+			b.WriteString(line(r))
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, r := range append([][]string{t.Header}, t.Rows...) {
+		fmt.Fprint(tw, strings.Join(r, "\t")+"\t\n")
+	}
+	return tw.Flush()
+}
+
+// ScenarioTable is the scenario, ops/s, p50, p90, p99 table of r.
+func ScenarioTable(r *Report) *Table {
+	t := &Table{Header: []string{"scenario", "ops/s", "p50 ms", "p90 ms", "p99 ms"}}
+	for _, s := range r.Scenarios {
+		if s.Skipped != "" {
+			t.Rows = append(t.Rows, []string{s.Name, "skipped: " + s.Skipped, "", "", ""})
+			continue
+		}
+		t.Rows = append(t.Rows, []string{s.Name, FormatOps(s.OpsPerSec), FormatMs(s.P50Ms), FormatMs(s.P90Ms), FormatMs(s.P99Ms)})
+	}
+	return t
+}
+
+// TargetTable is the targets table: measured figure, goal, pass or fail.
+func TargetTable(ts []Target) *Table {
+	t := &Table{Header: []string{"target", "measured", "goal", ""}}
+	for _, x := range ts {
+		mark := "FAIL"
+		if x.Pass {
+			mark = "pass"
+		}
+		v := fmt.Sprintf("%.2f", x.Value)
+		if x.Unit != "x" {
+			v += " " + x.Unit
+		} else {
+			v += "x"
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%d. %s", x.ID, x.Name), v, x.Goal, mark})
+	}
+	return t
+}

@@ -1,0 +1,85 @@
+package api
+
+import (
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/api/validation/path"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Validation of what a write stores, in kube's order: on create the kind's
+// rules (registry row Validate) and, when they pass, the generic metadata
+// rules; on update the generic metadata rules (including the immutability
+// of name, namespace, uid, creationTimestamp and the deletion fields, and
+// no new finalizers on an object being deleted) followed by the kind's
+// rules. Custom resources get metadata first, then their schema, as
+// apiextensions does. Failures are a 422 Invalid naming the Kind.
+
+var metadataPath = field.NewPath("metadata")
+
+// validateCreate validates a new object of res.
+func validateCreate(res *resource, obj runtime.Object) error {
+	var errs field.ErrorList
+	if res.Custom {
+		errs = metaErrors(res, obj)
+	}
+	if res.Validate != nil {
+		errs = append(errs, res.Validate(obj, nil)...)
+	}
+	if len(errs) == 0 && !res.Custom {
+		errs = metaErrors(res, obj)
+	}
+	return invalid(res, obj, errs)
+}
+
+// validateUpdate validates obj replacing old.
+func validateUpdate(res *resource, obj, old runtime.Object) error {
+	m, err := apimeta.Accessor(obj)
+	if err != nil {
+		return badRequest("the object has no metadata: %v", err)
+	}
+	om, err := apimeta.Accessor(old)
+	if err != nil {
+		return err
+	}
+	errs := validation.ValidateObjectMetaAccessor(m, res.Namespaced, pathSegmentName, metadataPath)
+	errs = append(errs, validation.ValidateObjectMetaAccessorUpdate(m, om, metadataPath)...)
+	if res.Validate != nil {
+		errs = append(errs, res.Validate(obj, old)...)
+	}
+	return invalid(res, obj, errs)
+}
+
+// metaErrors checks names, labels, annotations, owner references,
+// finalizers and managedFields of a new object.
+func metaErrors(res *resource, obj runtime.Object) field.ErrorList {
+	m, err := apimeta.Accessor(obj)
+	if err != nil {
+		return field.ErrorList{field.InternalError(metadataPath, err)}
+	}
+	nameFn := validation.NameIsDNSSubdomain
+	if res.Resource == "namespaces" && res.Group == "" {
+		nameFn = validation.ValidateNamespaceName
+	}
+	return validation.ValidateObjectMetaAccessor(m, res.Namespaced, nameFn, metadataPath)
+}
+
+// pathSegmentName is kube's generic name rule (the name must be usable as
+// a path segment); kinds check their own naming rules on create.
+func pathSegmentName(name string, prefix bool) []string {
+	return path.ValidatePathSegmentName(name, prefix)
+}
+
+// invalid is the 422 of errs (nil when there are none).
+func invalid(res *resource, obj runtime.Object, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	name := ""
+	if m, err := apimeta.Accessor(obj); err == nil {
+		name = m.GetName()
+	}
+	return apierrors.NewInvalid(res.gvk().GroupKind(), name, errs)
+}
