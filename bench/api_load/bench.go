@@ -29,13 +29,14 @@ type bench struct {
 	leader   *endpoint
 	follower *endpoint // nil on a 1-member cluster
 	static   *staticServer
+	shape    shape // of the ConfigMaps written
 }
 
 // run sets up the cluster and its data, runs the scenarios, and closes
 // everything it started, whatever happens.
 func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 	fmt.Fprintf(b.stderr, "starting %d members under %s\n", b.opts.members, b.tmp)
-	if b.cl, err = startCluster(ctx, filepath.Join(b.tmp, "cluster"), b.opts.members, b.opts.clients, b.log); err != nil {
+	if b.cl, err = startCluster(ctx, filepath.Join(b.tmp, "cluster"), b.opts.members, b.opts.clients, b.opts.timeout, b.log); err != nil {
 		return err
 	}
 	defer func() {
@@ -107,23 +108,28 @@ func (b *bench) refresh(ctx context.Context) error {
 // fill creates the list objects, fetches the list responses for the
 // static server, and records the data set and the heap.
 func (b *bench) fill(ctx context.Context) error {
-	fmt.Fprintf(b.stderr, "creating %d ConfigMaps with %d clients\n", b.opts.objects, b.opts.clients)
-	took, err := fill(ctx, b.leader, b.opts.objects, b.opts.clients, b.stderr)
+	s, size, err := calibrate(ctx, b.leader)
 	if err != nil {
 		return err
 	}
-	list, sel, stored, err := fetchListBodies(ctx, b)
+	b.shape = s
+	fmt.Fprintf(b.stderr, "creating %d ConfigMaps of %d bytes (a %d-byte payload) with %d clients\n",
+		b.opts.objects, size, len(s.payload), b.opts.clients)
+	took, err := fill(ctx, b.leader, s, b.opts.objects, b.opts.clients, b.stderr)
+	if err != nil {
+		return err
+	}
+	list, sel, items, err := fetchListBodies(ctx, b)
 	if err != nil {
 		return err
 	}
 	b.rep.Fill = &report.Fill{Objects: b.opts.objects, Seconds: took.Seconds(),
-		OpsPerSec: float64(b.opts.objects) / took.Seconds(), ListBytes: len(list), SelectorBytes: len(sel),
-		StoredBytes: stored, AvgObjectBytes: float64(stored) / float64(b.opts.objects)}
-	fmt.Fprintf(b.stderr, "filled in %v: %.0f bytes per ConfigMap, list_all %d bytes\n",
-		took.Round(time.Millisecond), b.rep.Fill.AvgObjectBytes, len(list))
+		OpsPerSec: float64(b.opts.objects) / took.Seconds(), ObjectBytes: size,
+		StoredBytes: int64(size) * int64(b.opts.objects), ListItemBytes: items, ListBytes: len(list), SelectorBytes: len(sel)}
+	fmt.Fprintf(b.stderr, "filled in %v; list_all is %d bytes\n", took.Round(time.Millisecond), len(list))
 	live, _ := heapLive()
 	b.rep.Memory = &report.Memory{Members: b.opts.members, HeapLiveAfterFill: live}
-	b.static, err = startStatic(list, sel, b.cl.token, b.opts.clients)
+	b.static, err = startStatic(list, sel, b.cl.token, b.opts.clients, b.opts.timeout)
 	return err
 }
 

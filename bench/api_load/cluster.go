@@ -29,7 +29,7 @@ type cluster struct {
 // bootstraps, the others join it. It returns once every member is in the
 // Raft configuration and answers with the default namespace. On error it
 // closes what it started.
-func startCluster(ctx context.Context, dir string, n, conns int, log *slog.Logger) (_ *cluster, err error) {
+func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Duration, log *slog.Logger) (_ *cluster, err error) {
 	c := &cluster{}
 	defer func() {
 		if err != nil {
@@ -56,7 +56,7 @@ func startCluster(ctx context.Context, dir string, n, conns int, log *slog.Logge
 				return nil, err
 			}
 		}
-		c.eps = append(c.eps, newEndpoint(cfg.ID, m.URL(), c.token, c.ca, conns))
+		c.eps = append(c.eps, newEndpoint(cfg.ID, m.URL(), c.token, c.ca, conns, timeout))
 	}
 	err = poll(ctx, 30*time.Second, func() error {
 		l, ok := c.leader()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,12 +26,46 @@ const (
 // selector bench-group=g0 matches 1/groups of them.
 const groups = 10
 
-// payloadLen pads each ConfigMap so that its stored JSON (with the
-// metadata the server adds: uid, resourceVersion, creationTimestamp) is
-// about 700 bytes, as in issue 4's measurements of kube-apiserver.
-const payloadLen = 478
+// objectBytes is the size of each ConfigMap's stored JSON, as in issue 4's
+// measurements of kube-apiserver; calibrate pads the ConfigMaps to it.
+const objectBytes = 700
 
-var payload = strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz", payloadLen/36+1)[:payloadLen]
+// shape is what the ConfigMaps api_load writes look like: a payload that
+// brings the stored JSON to objectBytes with what the server adds (uid,
+// resourceVersion, creationTimestamp, managedFields).
+type shape struct {
+	payload string
+}
+
+func newShape(n int) shape {
+	return shape{payload: strings.Repeat("0123456789abcdefghijklmnopqrstuvwxyz", max(n, 0)/36+1)[:max(n, 0)]}
+}
+
+// calibrate creates two probe ConfigMaps in writeNS and returns the shape
+// with which a list object (cm-NNNNNN in listNS) is objectBytes long as a
+// GET returns it, and that length. (List items omit kind and apiVersion,
+// 36 bytes fewer.)
+func calibrate(ctx context.Context, ep *endpoint) (shape, int, error) {
+	guess := newShape(400)
+	var buf bytes.Buffer
+	probe := func(name string, s shape) (int, error) {
+		c := call{method: http.MethodPost, path: cmPath(writeNS), want: http.StatusCreated,
+			body: s.configMap(writeNS, name, "", "g0", "")}
+		if err := ep.do(ctx, c, &buf); err != nil {
+			return 0, fmt.Errorf("calibrate: %w", err)
+		}
+		_, err := checkObject(buf.Bytes(), writeNS, name)
+		// as long as cm-NNNNNN, and counted as if in listNS
+		return len(bytes.TrimSpace(buf.Bytes())) - len(writeNS) + len(listNS), err
+	}
+	n, err := probe("sz-000000", guess)
+	if err != nil {
+		return shape{}, 0, err
+	}
+	s := newShape(len(guess.payload) + objectBytes - n)
+	n, err = probe("sz-000001", s)
+	return s, n, err
+}
 
 type configMap struct {
 	APIVersion string            `json:"apiVersion"`
@@ -46,11 +81,13 @@ type objectMeta struct {
 	Labels          map[string]string `json:"labels,omitempty"`
 }
 
-// configMapJSON is the body of a create or update.
-func configMapJSON(ns, name, rv, group, n string) []byte {
+// configMap is the body of a create or update: the ConfigMap ns/name
+// (at resourceVersion rv when set), labelled bench-group=group when set,
+// with data.n = n when set.
+func (s shape) configMap(ns, name, rv, group, n string) []byte {
 	cm := configMap{APIVersion: "v1", Kind: "ConfigMap",
 		Metadata: objectMeta{Name: name, Namespace: ns, ResourceVersion: rv},
-		Data:     map[string]string{"payload": payload}}
+		Data:     map[string]string{"payload": s.payload}}
 	if group != "" {
 		cm.Metadata.Labels = map[string]string{"bench-group": group}
 	}
@@ -102,9 +139,53 @@ func createNamespaces(ctx context.Context, ep *endpoint, names ...string) error 
 	return nil
 }
 
+// createRetrying creates the list object name, retrying while the
+// cluster is unavailable (an election under load): fill is set-up, not a
+// measurement. A retried create may find the object created by an attempt
+// whose answer was lost (409), which it then reads back.
+func createRetrying(ctx context.Context, ep *endpoint, s shape, name, group string, buf *bytes.Buffer) error {
+	c := call{method: http.MethodPost, path: cmPath(listNS), want: http.StatusCreated,
+		body: s.configMap(listNS, name, "", group, "")}
+	var err error
+	for attempt := range 20 {
+		if attempt > 0 {
+			select {
+			case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			}
+		}
+		if err = ep.do(ctx, c, buf); err == nil {
+			_, err = checkObject(buf.Bytes(), listNS, name)
+			return err
+		}
+		var se *statusError
+		switch {
+		case !errors.As(err, &se):
+			if ctx.Err() != nil {
+				return err
+			}
+			continue // connection trouble
+		case se.code == http.StatusConflict && attempt > 0:
+			if err := ep.do(ctx, call{method: http.MethodGet, path: cmPath(listNS) + "/" + name}, buf); err != nil {
+				return err
+			}
+			_, err = checkObject(buf.Bytes(), listNS, name)
+			return err
+		case se.code == http.StatusServiceUnavailable || se.code == http.StatusGatewayTimeout ||
+			se.code == http.StatusTooManyRequests || se.code == http.StatusInternalServerError ||
+			se.code == http.StatusBadGateway:
+			continue
+		default:
+			return err
+		}
+	}
+	return fmt.Errorf("still failing after 20 attempts: %w", err)
+}
+
 // fill creates n ConfigMaps cm-000000… in listNS from clients concurrent
 // clients, labelled over groups, and returns how long it took.
-func fill(ctx context.Context, ep *endpoint, n, clients int, progress io.Writer) (time.Duration, error) {
+func fill(ctx context.Context, ep *endpoint, s shape, n, clients int, progress io.Writer) (time.Duration, error) {
 	var next, done atomic.Int64
 	g := newGroup(ctx)
 	start := time.Now()
@@ -116,13 +197,7 @@ func fill(ctx context.Context, ep *endpoint, n, clients int, progress io.Writer)
 				if i >= n {
 					return nil
 				}
-				name := fmt.Sprintf("cm-%06d", i)
-				c := call{method: http.MethodPost, path: cmPath(listNS), want: http.StatusCreated,
-					body: configMapJSON(listNS, name, "", fmt.Sprintf("g%d", i%groups), "")}
-				if err := ep.do(ctx, c, &buf); err != nil {
-					return fmt.Errorf("fill: %w", err)
-				}
-				if _, err := checkObject(buf.Bytes(), listNS, name); err != nil {
+				if err := createRetrying(ctx, ep, s, fmt.Sprintf("cm-%06d", i), fmt.Sprintf("g%d", i%groups), &buf); err != nil {
 					return fmt.Errorf("fill: %w", err)
 				}
 				done.Add(1)

@@ -54,7 +54,7 @@ func main() {
 // options are the flags.
 type options struct {
 	members, clients, objects, runs, watchers int
-	duration, warmup, idleWait                time.Duration
+	duration, warmup, idleWait, timeout       time.Duration
 	scenario, cpuprofile, jsonOut, verify     string
 	logLevel, note                            string
 	compareSingle, idleRSS, markdown          bool
@@ -70,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.runs, "runs", 3, "runs of each scenario; each figure is the median over the runs")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "length of one run")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "untimed run before the first run of a scenario (0: none)")
+	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "a request taking longer fails the run")
 	fs.IntVar(&o.watchers, "watchers", 1000, "watches held by watch_fanout, spread over the members")
 	fs.StringVar(&o.scenario, "scenario", "all", "scenarios to run, separated by commas, or all: "+strings.Join(scenarioNames(), ", "))
 	fs.BoolVar(&o.compareSingle, "compare-single", false, "also run create on a second, 1-member cluster (create_1member, target 5)")
@@ -164,8 +165,8 @@ func printReport(w io.Writer, rep *report.Report, o options) {
 		fmt.Fprintln(w)
 	}
 	if f := rep.Fill; f != nil {
-		fmt.Fprintf(w, "fill: %d ConfigMaps in %.1fs (%s creates/s); stored JSON %.1f MiB (%.0f bytes each); list_all response %d bytes\n",
-			f.Objects, f.Seconds, report.FormatOps(f.OpsPerSec), float64(f.StoredBytes)/(1<<20), f.AvgObjectBytes, f.ListBytes)
+		fmt.Fprintf(w, "fill: %d ConfigMaps of %d bytes (%.1f MiB of JSON) in %.1fs, %s creates/s; list_all response %d bytes, list_selector %d\n",
+			f.Objects, f.ObjectBytes, float64(f.StoredBytes)/(1<<20), f.Seconds, report.FormatOps(f.OpsPerSec), f.ListBytes, f.SelectorBytes)
 	}
 	if m := rep.Memory; m != nil {
 		fmt.Fprintf(w, "Go live heap of this process (all %d members and the clients): %.1f MiB after fill, %.1f MiB at the end (%.1f MiB mapped)\n",

@@ -31,7 +31,7 @@ type staticServer struct {
 
 // startStatic serves list for any GET and sel when the query has a
 // labelSelector.
-func startStatic(list, sel []byte, token string, conns int) (*staticServer, error) {
+func startStatic(list, sel []byte, token string, conns int, timeout time.Duration) (*staticServer, error) {
 	cert, pool, err := selfSigned()
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func startStatic(list, sel []byte, token string, conns int) (*staticServer, erro
 	s := &staticServer{srv: &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}},
 		ErrorLog:  log.New(discard{}, "", 0)}}
-	s.ep = newEndpoint("static", "https://"+ln.Addr().String(), token, pool, conns)
+	s.ep = newEndpoint("static", "https://"+ln.Addr().String(), token, pool, conns, timeout)
 	tl := tls.NewListener(ln, s.srv.TLSConfig)
 	s.wg.Add(1)
 	go func() {

@@ -143,7 +143,7 @@ func prepareWatchLatency(ctx context.Context, b *bench) (*prepared, error) {
 				name := fmt.Sprintf("w-%s-%d", id, seq)
 				t0 := time.Now()
 				c := call{method: http.MethodPost, path: cmPath(watchNS), want: http.StatusCreated,
-					body: configMapJSON(watchNS, name, "", "", "")}
+					body: b.shape.configMap(watchNS, name, "", "", "")}
 				if err := b.leader.do(ctx, c, &buf); err != nil {
 					return err
 				}
@@ -196,7 +196,7 @@ func fanout(ctx context.Context, b *bench, id string, d time.Duration) ([]time.D
 	// Transports of their own: each watch holds a connection for the run.
 	eps := make([]*endpoint, len(b.cl.eps))
 	for i, ep := range b.cl.eps {
-		eps[i] = newEndpoint(ep.name, ep.url, ep.token, b.cl.ca, 0)
+		eps[i] = newEndpoint(ep.name, ep.url, ep.token, b.cl.ca, 0, ep.timeout)
 		defer eps[i].tr.CloseIdleConnections()
 	}
 	g := newGroup(ctx)
@@ -260,7 +260,7 @@ func fanout(ctx context.Context, b *bench, id string, d time.Duration) ([]time.D
 			cur.Store(r)
 			t0 := time.Now()
 			c := call{method: http.MethodPost, path: cmPath(fanoutNS), want: http.StatusCreated,
-				body: configMapJSON(fanoutNS, r.name, "", "", "")}
+				body: b.shape.configMap(fanoutNS, r.name, "", "", "")}
 			if err := b.leader.do(ctx, c, &buf); err != nil {
 				return err
 			}

@@ -34,7 +34,7 @@ func prepareGet(ctx context.Context, b *bench) (*prepared, error) {
 }
 
 // createOps are clients creating ConfigMaps with names unique to the run.
-func createOps(ep *endpoint, clients int, prefix string) []op {
+func createOps(ep *endpoint, s shape, clients int, prefix string) []op {
 	ops := make([]op, clients)
 	for i := range ops {
 		var buf bytes.Buffer
@@ -43,7 +43,7 @@ func createOps(ep *endpoint, clients int, prefix string) []op {
 			seq++
 			name := fmt.Sprintf("%s-%d-%d", prefix, i, seq)
 			c := call{method: http.MethodPost, path: cmPath(writeNS), want: http.StatusCreated,
-				body: configMapJSON(writeNS, name, "", "", "")}
+				body: s.configMap(writeNS, name, "", "", "")}
 			if err := ep.do(ctx, c, &buf); err != nil {
 				return err
 			}
@@ -57,14 +57,14 @@ func createOps(ep *endpoint, clients int, prefix string) []op {
 // prepareCreate: each client creates new ConfigMaps on the leader.
 func prepareCreate(ctx context.Context, b *bench) (*prepared, error) {
 	return loop(func(id string) ([]op, error) {
-		return createOps(b.leader, b.opts.clients, "c-"+id), nil
+		return createOps(b.leader, b.shape, b.opts.clients, "c-"+id), nil
 	}), nil
 }
 
 // prepareCreateSingle: create, on a second cluster of one member started
 // for it (target 5 compares the two).
 func prepareCreateSingle(ctx context.Context, b *bench) (*prepared, error) {
-	cl, err := startCluster(ctx, filepath.Join(b.tmp, "single"), 1, b.opts.clients, b.log)
+	cl, err := startCluster(ctx, filepath.Join(b.tmp, "single"), 1, b.opts.clients, b.opts.timeout, b.log)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func prepareCreateSingle(ctx context.Context, b *bench) (*prepared, error) {
 		return nil, err
 	}
 	p := loop(func(id string) ([]op, error) {
-		return createOps(cl.eps[0], b.opts.clients, "c1-"+id), nil
+		return createOps(cl.eps[0], b.shape, b.opts.clients, "c1-"+id), nil
 	})
 	p.close = func() error {
 		lvl := b.level.Level()
@@ -93,7 +93,7 @@ func ownedObjects(ctx context.Context, b *bench, prefix string) ([][]string, err
 		for k := range ownObjects {
 			name := fmt.Sprintf("%s-%d-%d", prefix, i, k)
 			c := call{method: http.MethodPost, path: cmPath(writeNS), want: http.StatusCreated,
-				body: configMapJSON(writeNS, name, "", "", "")}
+				body: b.shape.configMap(writeNS, name, "", "", "")}
 			if err := b.leader.do(ctx, c, &buf); err != nil {
 				return nil, err
 			}
@@ -151,7 +151,7 @@ func prepareUpdate(ctx context.Context, b *bench) (*prepared, error) {
 				k := seq % ownObjects
 				name := fmt.Sprintf("u-%d-%d", i, k)
 				c := call{method: http.MethodPut, path: cmPath(writeNS) + "/" + name,
-					body: configMapJSON(writeNS, name, rvs[i][k], "", fmt.Sprintf("%s-%d", id, seq))}
+					body: b.shape.configMap(writeNS, name, rvs[i][k], "", fmt.Sprintf("%s-%d", id, seq))}
 				if err := b.leader.do(ctx, c, &buf); err != nil {
 					return err
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tidwall/gjson"
+	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,6 +97,10 @@ func (s *Server) admitUpdate(q *request, obj, old runtime.Object, cur *kv.Object
 	if q.subresource == "" && q.res.Status {
 		copyStatus(obj, old)
 	}
+	if ns, ok := obj.(*corev1.Namespace); ok && q.subresource != "finalize" {
+		// spec.finalizers change through /finalize only (kube's namespace strategy)
+		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
+	}
 	if q.subresource != "binding" { // a binding bypasses the pod's update validation, as in kube
 		if err := validateUpdate(q.res, obj, old); err != nil {
 			return nil, err
@@ -105,7 +110,7 @@ func (s *Server) admitUpdate(q *request, obj, old runtime.Object, cur *kv.Object
 	if err != nil {
 		return nil, err
 	}
-	if q.res.HasGeneration && generationChanged(q.res, raw, cur.Raw) {
+	if q.res.HasGeneration && q.subresource != "binding" && generationChanged(q.res, raw, cur.Raw) {
 		m.SetGeneration(om.GetGeneration() + 1)
 		return encode(obj)
 	}

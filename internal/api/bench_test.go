@@ -69,6 +69,8 @@ func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) Write(b []byte) (int, error) { d.n += len(b); return len(b), nil }
 func (d *discardWriter) WriteHeader(int)             {}
 
+const partialListAccept = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json"
+
 const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json"
 
 // BenchmarkServeList serves a whole list as JSON, as a Table (kubectl get)
@@ -80,6 +82,8 @@ func BenchmarkServeList(b *testing.B) {
 			{"json", "", "application/json"},
 			{"table", "?limit=500", tableAccept},
 			{"selector", "?labelSelector=shard%3Ds3", "application/json"},
+			{"fieldselector", "?fieldSelector=metadata.name%21%3Dcm-000003", "application/json"},
+			{"partialobjectmetadata", "?limit=500", partialListAccept},
 		} {
 			b.Run(fmt.Sprintf("%s/%d", c.name, n), func(b *testing.B) {
 				req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/bench/configmaps"+c.query+"&resourceVersion=0", nil)

@@ -34,7 +34,7 @@ func crdKinds() []*resource {
 		Singular: "customresourcedefinition", Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"},
 		New:        newOf[apiextv1.CustomResourceDefinition](), NewList: newOf[apiextv1.CustomResourceDefinitionList](),
-		Prepare: prepareCRD, Validate: validateCRD, Status: true, HasGeneration: true}}
+		Normalize: defaultCRD, Prepare: prepareCRD, Validate: validateCRD, Status: true, HasGeneration: true}}
 }
 
 // prepareCRD fills what kube's apiextensions server sets: conversion
@@ -43,18 +43,8 @@ func crdKinds() []*resource {
 // CRD as soon as it is applied, so it is established at once).
 func prepareCRD(obj runtime.Object) {
 	crd := obj.(*apiextv1.CustomResourceDefinition)
-	if crd.Spec.Conversion == nil {
-		crd.Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.NoneConverter}
-	}
-	n := crd.Spec.Names
-	if n.Singular == "" {
-		n.Singular = strings.ToLower(n.Kind)
-	}
-	if n.ListKind == "" {
-		n.ListKind = n.Kind + "List"
-	}
-	crd.Spec.Names = n
-	crd.Status.AcceptedNames = n
+	defaultCRD(crd)
+	crd.Status.AcceptedNames = crd.Spec.Names
 	crd.Status.StoredVersions = nil
 	for _, v := range crd.Spec.Versions {
 		if v.Storage {
@@ -68,6 +58,23 @@ func prepareCRD(obj runtime.Object) {
 		{Type: apiextv1.Established, Status: apiextv1.ConditionTrue, LastTransitionTime: now,
 			Reason: "InitialNamesAccepted", Message: "the initial names have been accepted"},
 	}
+}
+
+// defaultCRD is apiextensions' scheme defaulting (conversion None, the
+// singular and list kind names); it runs on every write (Normalize).
+func defaultCRD(obj runtime.Object) {
+	crd := obj.(*apiextv1.CustomResourceDefinition)
+	if crd.Spec.Conversion == nil {
+		crd.Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.NoneConverter}
+	}
+	n := crd.Spec.Names
+	if n.Singular == "" {
+		n.Singular = strings.ToLower(n.Kind)
+	}
+	if n.ListKind == "" {
+		n.ListKind = n.Kind + "List"
+	}
+	crd.Spec.Names = n
 }
 
 // validateCRD checks what serving a CRD relies on.

@@ -97,7 +97,9 @@ func (s *Server) scaleFieldManager() (*managedfields.FieldManager, error) {
 	}
 	gvk := autoscalingv1.SchemeGroupVersion.WithKind("Scale")
 	conv := &rowConvertor{gvk: gvk, newObj: func() runtime.Object { return &autoscalingv1.Scale{} }}
-	m, err := managedfields.NewDefaultFieldManager(applyconfigurations.NewTypeConverter(sch), conv, conv, conv,
+	// Scale is not in client-go's apply schema; its fields are scalars, so
+	// a deduced schema merges it the same way.
+	m, err := managedfields.NewDefaultFieldManager(managedfields.NewDeducedTypeConverter(), conv, conv, conv,
 		gvk, gvk.GroupVersion(), "scale", nil)
 	if err != nil {
 		return nil, fmt.Errorf("api: field manager of Scale: %w", err)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -60,6 +62,8 @@ type fieldSelectors struct {
 	values []fieldValue
 	// unsupported is kube's error message for any other label.
 	unsupported func(label string) string
+	// plan reads the values' paths in one pass (see derive).
+	plan []pathGroup
 }
 
 // Which metadata fields a kind's label conversion accepts.
@@ -88,6 +92,7 @@ func selectable(meta int, unsupported func(string) string, values ...fieldValue)
 	for _, v := range values {
 		fs.labels[v.name] = v.name
 	}
+	fs.plan = planPaths(values)
 	return fs
 }
 
@@ -149,7 +154,8 @@ func eventsV1Fields() *fieldSelectors {
 		str("source", "deprecatedSource.component", "reportingController"), str("type"))
 	fs := &fieldSelectors{labels: map[string]string{"metadata.name": "metadata.name",
 		"metadata.namespace": "metadata.namespace", "reason": "reason", "type": "type",
-		"reportingController": "reportingComponent"}, values: values, unsupported: labelNotSupported}
+		"reportingController": "reportingComponent"}, values: values, unsupported: labelNotSupported,
+		plan: planPaths(values)}
 	for _, f := range involvedObject {
 		fs.labels["regarding."+f] = "involvedObject." + f
 	}
@@ -172,31 +178,117 @@ func (fs *fieldSelectors) convert(label, value string) (string, string, error) {
 	return "", "", errors.New(fs.unsupported(label)) // the 400's message
 }
 
-// derive computes the field values of one stored object. Empty values are
-// left out: a selector reads an absent field as "", as kube's field sets
-// hold it.
+// derive computes the field values of one stored object in two scans:
+// the top level of the object, then each member the paths go into (a
+// pod's spec and status), instead of one scan per path. Values are
+// substrings of raw (stored bytes are immutable) or interned. Empty
+// values are left out: a selector reads an absent field as "", as kube's
+// field sets hold it.
 func (fs *fieldSelectors) derive(raw []byte) map[string]string {
+	if len(fs.values) == 0 || len(raw) == 0 {
+		return nil
+	}
+	var found [maxFieldPaths]gjson.Result // by path index (fs.plan)
+	doc := gjson.Parse(unsafe.String(&raw[0], len(raw)))
+	doc.ForEach(func(k, v gjson.Result) bool {
+		for i := range fs.plan {
+			if g := &fs.plan[i]; g.top == k.Str {
+				g.collect(v, &found)
+			}
+		}
+		return true
+	})
 	var out map[string]string
+	n := 0
 	for _, v := range fs.values {
-		val := v.read(raw)
-		if val == "" {
-			continue
+		var r gjson.Result
+		for j := range v.paths { // the first present, non-empty one
+			if r = found[n+j]; r.Exists() && r.String() != "" {
+				break
+			}
 		}
-		if out == nil {
-			out = make(map[string]string, len(fs.values))
+		n += len(v.paths)
+		if val := v.render(r); val != "" {
+			if out == nil {
+				out = make(map[string]string, len(fs.values))
+			}
+			out[v.name] = val
 		}
-		out[v.name] = val
 	}
 	return out
 }
 
-func (v *fieldValue) read(raw []byte) string {
-	var r gjson.Result
-	for _, p := range v.paths {
-		if r = gjson.GetBytes(raw, p); r.Exists() && r.String() != "" {
-			break
+// maxFieldPaths bounds the paths of one resource's values.
+const maxFieldPaths = 32
+
+// pathGroup is the paths that start with one top-level member: the member
+// itself, its own members (one scan of it) and deeper paths (gjson.Get).
+type pathGroup struct {
+	top    string
+	self   []int            // path indexes of the member itself ("type", "reason")
+	direct map[string][]int // member key → path indexes ("spec.nodeName")
+	deep   []deepPath       // "status.podIPs.0.ip"
+}
+
+type deepPath struct {
+	rest string
+	idx  int
+}
+
+func (g *pathGroup) collect(v gjson.Result, found *[maxFieldPaths]gjson.Result) {
+	for _, i := range g.self {
+		found[i] = v
+	}
+	if len(g.direct) > 0 && v.IsObject() {
+		v.ForEach(func(k, m gjson.Result) bool {
+			for _, i := range g.direct[k.Str] {
+				found[i] = m
+			}
+			return true
+		})
+	}
+	for _, d := range g.deep {
+		found[d.idx] = v.Get(d.rest)
+	}
+}
+
+// planPaths groups the values' paths by top-level member, numbering them
+// in order (value by value, path by path).
+func planPaths(values []fieldValue) []pathGroup {
+	var plan []pathGroup
+	group := func(top string) *pathGroup {
+		for i := range plan {
+			if plan[i].top == top {
+				return &plan[i]
+			}
+		}
+		plan = append(plan, pathGroup{top: top, direct: map[string][]int{}})
+		return &plan[len(plan)-1]
+	}
+	n := 0
+	for _, v := range values {
+		for _, p := range v.paths {
+			top, rest, _ := strings.Cut(p, ".")
+			g := group(top)
+			switch {
+			case rest == "":
+				g.self = append(g.self, n)
+			case !strings.Contains(rest, "."):
+				g.direct[rest] = append(g.direct[rest], n)
+			default:
+				g.deep = append(g.deep, deepPath{rest: rest, idx: n})
+			}
+			n++
 		}
 	}
+	if n > maxFieldPaths {
+		panic("api: too many field selector paths")
+	}
+	return plan
+}
+
+// render is a value as kube's field set holds it.
+func (v *fieldValue) render(r gjson.Result) string {
 	switch v.conv {
 	case convBool:
 		return strconv.FormatBool(r.Type == gjson.True)

@@ -146,7 +146,7 @@ func (s *Server) patchedObject(row *resource, pt types.PatchType, cur []byte, ol
 				"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 		}
 		if patched, err = ops.Apply(cur); err != nil {
-			return nil, unprocessable(err)
+			return nil, patchUnprocessable(err)
 		}
 	case types.MergePatchType:
 		if checkUnknown {
@@ -243,6 +243,12 @@ func patchInvalid(value string, err error) error {
 	return apierrors.NewInvalid(schema.GroupKind{}, "", field.ErrorList{field.Invalid(field.NewPath("patch"), value, err.Error())})
 }
 
+// patchUnprocessable is kube's 422 for a patch that does not apply (a
+// failed json-patch test): its message is generic, the cause is not told.
+func patchUnprocessable(err error) error {
+	return apierrors.NewGenericServerResponse(http.StatusUnprocessableEntity, "", schema.GroupResource{}, "", err.Error(), 0, false)
+}
+
 // strategicPatchErr maps strategicpatch's errors like kube.
 func strategicPatchErr(err error) error {
 	switch err {
@@ -250,7 +256,7 @@ func strategicPatchErr(err error) error {
 		mergepatch.ErrBadPatchFormatForSetElementOrderList, mergepatch.ErrUnsupportedStrategicMergePatchFormat:
 		return apierrors.NewBadRequest(err.Error())
 	case mergepatch.ErrNoListOfLists, mergepatch.ErrPatchContentNotMatchRetainKeys:
-		return unprocessable(err)
+		return patchUnprocessable(err)
 	}
 	return unknownErr(err)
 }

@@ -1,16 +1,27 @@
 package api
 
 import (
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/kube-openapi/pkg/validation/spec"
 	"reflect"
+	"slices"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/litek8s/litek8s/internal/api/table"
 )
@@ -117,43 +128,12 @@ func newOf[T any, PT interface {
 	return func() runtime.Object { return PT(new(T)) }
 }
 
-// builtin returns the registry of built-in kinds litek8s serves.
+// builtin returns the registry of built-in kinds litek8s serves: each API
+// group's rows are in registry_<group>.go.
 func builtin() []*resource {
-	return []*resource{
-		{Version: "v1", Resource: "namespaces", Singular: "namespace", Kind: "Namespace",
-			ShortNames: []string{"ns"}, New: newOf[corev1.Namespace](), NewList: newOf[corev1.NamespaceList](),
-			Normalize: defaultNamespace, Prepare: prepareNamespace, Status: true,
-			Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
-		{Version: "v1", Resource: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
-			ShortNames: []string{"cm"}, New: newOf[corev1.ConfigMap](), NewList: newOf[corev1.ConfigMapList]()},
-		{Version: "v1", Resource: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
-			New: newOf[corev1.Secret](), NewList: newOf[corev1.SecretList](), Normalize: prepareSecret},
-		{Version: "v1", Resource: "services", Singular: "service", Kind: "Service", Namespaced: true,
-			ShortNames: []string{"svc"}, Categories: []string{"all"},
-			New: newOf[corev1.Service](), NewList: newOf[corev1.ServiceList](), Normalize: defaultService, Prepare: prepareService, Status: true},
-		{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
-			ShortNames: []string{"po"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[corev1.Pod](), NewList: newOf[corev1.PodList](), Normalize: defaultPod, Prepare: preparePod,
-			Status: true, Binding: true},
-		{Version: "v1", Resource: "nodes", Singular: "node", Kind: "Node",
-			ShortNames: []string{"no"}, New: newOf[corev1.Node](), NewList: newOf[corev1.NodeList](),
-			Prepare: prepareNode, Status: true},
-		{Version: "v1", Resource: "events", Singular: "event", Kind: "Event", Namespaced: true,
-			ShortNames: []string{"ev"}, New: newOf[corev1.Event](), NewList: newOf[corev1.EventList]()},
-		{Version: "v1", Resource: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
-			Namespaced: true, ShortNames: []string{"sa"},
-			New: newOf[corev1.ServiceAccount](), NewList: newOf[corev1.ServiceAccountList]()},
-		{Group: "apps", Version: "v1", Resource: "deployments", Singular: "deployment", Kind: "Deployment",
-			Namespaced: true, ShortNames: []string{"deploy"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[appsv1.Deployment](), NewList: newOf[appsv1.DeploymentList](), Normalize: prepareDeployment,
-			Status: true, Scale: defaultScale},
-		{Group: "apps", Version: "v1", Resource: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
-			Namespaced: true, ShortNames: []string{"rs"}, Categories: []string{"all"}, HasGeneration: true,
-			New: newOf[appsv1.ReplicaSet](), NewList: newOf[appsv1.ReplicaSetList](), Normalize: prepareReplicaSet,
-			Status: true, Scale: defaultScale},
-		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Singular: "lease", Kind: "Lease",
-			Namespaced: true, New: newOf[coordinationv1.Lease](), NewList: newOf[coordinationv1.LeaseList]()},
-	}
+	return slices.Concat(coreKinds(), appsKinds(), batchKinds(), autoscalingKinds(), policyKinds(),
+		networkingKinds(), rbacKinds(), storageKinds(), schedulingKinds(), coordinationKinds(),
+		discoveryKinds(), eventsKinds(), admissionregistrationKinds())
 }
 
 // registry indexes the resources by group/version and plural. It is
@@ -184,7 +164,10 @@ func (reg *registry) lookup(groupVersion, plural string) *resource {
 // scheme registers the served kinds' Go types (for decoding request bodies).
 func (reg *registry) scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, apiextv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, apiextv1.AddToScheme,
+		batchv1.AddToScheme, autoscalingv2.AddToScheme, policyv1.AddToScheme, networkingv1.AddToScheme, rbacv1.AddToScheme,
+		storagev1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme,
+		admissionregistrationv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}

@@ -3,7 +3,8 @@ package api
 import (
 	"maps"
 	"net/url"
-	"strings"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/litek8s/litek8s/internal/kv"
@@ -139,12 +140,23 @@ func BenchmarkSelectorMatch(b *testing.B) {
 	}
 }
 
-// BenchmarkDeriveFields is the apply-time cost of a pod's field values.
+// BenchmarkDeriveFields is the apply-time cost of the field values of
+// kube's objects (the golden captures' pod, event, node).
 func BenchmarkDeriveFields(b *testing.B) {
-	raw := []byte(strings.Repeat(" ", 0) + podJSON)
-	fs := fieldsFor("pods")
-	b.ReportAllocs()
-	for b.Loop() {
-		fs.derive(raw)
+	for _, c := range []struct{ resource, file string }{
+		{"pods", "pod-post.json"}, {"events", "event-post.json"}, {"nodes", "node-post.json"},
+	} {
+		raw, err := os.ReadFile(filepath.Join("..", "member", "testdata", "golden", "kube-1.37", "objects", c.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		fs := fieldsFor(c.resource)
+		b.Run(c.resource, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				fs.derive(raw)
+			}
+		})
 	}
 }

@@ -3,10 +3,14 @@ package member
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +46,19 @@ func TestClientGoProtobuf(t *testing.T) {
 		t.Run("accept="+accept, func(t *testing.T) {
 			cfg := c.restConfig(f)
 			cfg.ContentType, cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf", accept
+			var mu sync.Mutex
+			answered := map[string]bool{} // "GET <Content-Type>"
+			cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+				return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+					resp, err := rt.RoundTrip(r)
+					if err == nil && r.Method == http.MethodGet {
+						mu.Lock()
+						answered[resp.Header.Get("Content-Type")] = true
+						mu.Unlock()
+					}
+					return resp, err
+				})
+			}
 			cs, err := kubernetes.NewForConfig(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -79,9 +96,22 @@ func TestClientGoProtobuf(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("no watch event")
 			}
+			mu.Lock()
+			defer mu.Unlock()
+			want := []string{"application/json"}
+			if accept != "" {
+				want = []string{"application/vnd.kubernetes.protobuf", "application/vnd.kubernetes.protobuf;stream=watch"}
+			}
+			if got := slices.Sorted(maps.Keys(answered)); !slices.Equal(got, want) {
+				t.Errorf("GETs answered in %v, want %v", got, want)
+			}
 		})
 	}
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // client-go's metadata client (metadata-only informers, the garbage
 // collector's way) lists, gets and watches PartialObjectMetadata.
@@ -103,7 +133,7 @@ func TestClientGoMetadata(t *testing.T) {
 		t.Fatalf("metadata list: %v %+v", err, l)
 	}
 	got, err := cms.Get(ctx, "meta", metav1.GetOptions{})
-	if err != nil || got.Labels["a"] != "b" || got.Kind != "PartialObjectMetadata" {
+	if err != nil || got.Labels["a"] != "b" || got.UID != created.UID {
 		t.Fatalf("metadata get: %v %+v", err, got)
 	}
 	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: l.ResourceVersion})
@@ -125,7 +155,8 @@ func TestClientGoMetadata(t *testing.T) {
 	}
 }
 
-// kubectl against a member: --field-selector, -o yaml, -o wide.
+// kubectl against a member: --field-selector, -o yaml, -o wide, explain
+// from OpenAPI v2.
 func TestKubectlReads(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl not on PATH")
@@ -161,6 +192,7 @@ func TestKubectlReads(t *testing.T) {
 		{args: []string{"get", "pods", "--field-selector", "spec.nodeName=node-a", "-o", "name"}, want: []string{"pod/bound"}},
 		{args: []string{"get", "pods", "-o", "wide"}, want: []string{"NOMINATED NODE", "READINESS GATES", "node-a", "<none>"}},
 		{args: []string{"get", "pod", "bound", "-o", "yaml"}, want: []string{"apiVersion: v1", "kind: Pod", "nodeName: node-a"}},
+		{args: []string{"explain", "pods.spec.nodeName", "--output=plaintext-openapiv2"}, want: []string{"FIELD:    nodeName <string>"}},
 		{args: []string{"get", "pods", "--field-selector", "spec.foo=bar"}, wantError: true,
 			want: []string{"field label not supported: spec.foo"}},
 	} {

@@ -183,8 +183,10 @@ func TestConformanceTables(t *testing.T) {
 	g.run(t, exchange{golden: "tables/configmaps-table-v1beta1-only.json"}, cmpOpts{})
 
 	// The golden pod was bound by the scheduler before these captures;
-	// litek8s has none yet, so the pod is created with spec.nodeName set.
-	g.setup(t, exchange{golden: "objects/pod-post.json", body: rewrite(`"spec":{`, `"spec":{"nodeName":"golden-node",`)})
+	// litek8s has none yet, so the test binds it as the scheduler does.
+	g.setup(t, exchange{golden: "objects/pod-post.json"})
+	g.mustDo(t, "POST", "/api/v1/namespaces/golden/pods/golden-pod/binding",
+		`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"golden-pod"},"target":{"kind":"Node","name":"golden-node"}}`)
 	g.run(t, exchange{golden: "tables/pods-table-includeObject-None.json"}, cmpOpts{golden: keepRows("golden-pod")})
 	drop := []string{"rows.*.object.status.conditions"} // the scheduler's PodScheduled condition
 	for _, p := range podAdmissionNotYet {

@@ -236,6 +236,9 @@ type cmpOpts struct {
 	drop []string
 	// golden edits the golden tree before comparing (keep only our rows).
 	golden func(*jv)
+	// both edits both trees before comparing (known differences a path
+	// cannot name, such as a managedFields entry of a given manager).
+	both func(*jv)
 }
 
 // compareBodies compares two JSON bodies: framing (compact with exactly one
@@ -271,6 +274,10 @@ func compareTrees(t *testing.T, wv, gv *jv, opt cmpOpts) {
 func diffTrees(wv, gv *jv, opt cmpOpts, wn, gn *normalizer) string {
 	if opt.golden != nil {
 		opt.golden(wv)
+	}
+	if opt.both != nil {
+		opt.both(wv)
+		opt.both(gv)
 	}
 	wn.walk(wv, "")
 	gn.walk(gv, "")

@@ -125,6 +125,8 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	m.cancel = cancel
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.bootstrapNamespaces(bctx) }()
+	m.wg.Add(1)
+	go func() { defer m.wg.Done(); m.api.Run(bctx) }() // the leader's deletion loop (pods, namespaces)
 	return m, nil
 }
 

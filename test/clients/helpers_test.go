@@ -44,13 +44,13 @@ func skipUnlessServed(t *testing.T, d discovery.DiscoveryInterface, groupVersion
 	t.Skipf("needs %s (issue 3): GET %s does not list %q", feature, path, resource)
 }
 
-// createNamespace creates a namespace through member i.
+// createNamespace creates a namespace.
 func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
 	t.Helper()
-	_, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create namespace %s: %v", name, err)
-	}
+	retryWrite(t, "create namespace "+name, func(ctx context.Context) error {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		return err
+	})
 }
 
 // retryWrite retries a write while the cluster elects a leader or a member

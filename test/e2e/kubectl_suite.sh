@@ -3,11 +3,27 @@
 # kubectl against a 3-member litek8s cluster on 127.0.0.1 (ports chosen at run
 # time), the commands spread over the three members. Every counted kubectl
 # invocation checks its exit code, its stdout and its stderr against what
-# kubectl 1.32 prints against a real kube-apiserver (1.37) with its controller
-# manager: exact lines, or regular expressions where a value is generated
-# (uid, resourceVersion, ages, timestamps, cluster IPs). Error cases check the
-# Status reason kubectl shows at -v=0 ("Error from server (NotFound): ...";
-# for reason Invalid kubectl prints `The <Kind> "<name>" is invalid: <causes>`).
+# kubectl 1.32 prints against a real kube-apiserver 1.37 with its controller
+# manager and scheduler and no nodes (litek8s has no kubelet either): exact
+# lines, or regular expressions where a value is generated (uid,
+# resourceVersion, ages, timestamps, cluster IPs).
+#
+# Error cases check the Status as kubectl shows it at -v=0: "Error from
+# server (<Reason>): <message>". Two kubectl habits to know: a Status of
+# reason Invalid is printed as `The <Kind> "<name>" is invalid: <field>:
+# <cause>` (no "(Invalid)"), and `kubectl create configmap|job|...` print
+# "error: failed to create <kind>: <message>" (create -f keeps the reason).
+# The section "HTTP status codes" checks the codes in the -v=6 request log.
+#
+# Sections: discovery (api-versions, api-resources), explain, auth can-i,
+# namespaces, configmaps and output formats (-o yaml|json|wide|name|jsonpath|
+# custom-columns, label and field selectors), secrets, client-side apply /
+# diff / edit / replace, server-side apply, patch (strategic, merge, json),
+# label / annotate, scale / set image / wait --for=jsonpath, built-in kinds
+# (Tables and -o wide of each kind, describe), a CRD (printer columns, short
+# names, categories, status subresource, wait --for condition=established),
+# get all, get -w, --chunk-size, delete (selectors, dry run, finalizers,
+# --cascade), HTTP status codes, CRD deletion, namespace deletion.
 #
 # Usage: test/e2e/kubectl_suite.sh [path/to/node-binary]
 #   Without an argument it builds cmd/node.
@@ -15,10 +31,12 @@
 #                       end (exit 1 if any); default: stop at the first one.
 #   KEEP_E2E=1          keep the work dir (member logs, manifests).
 #
-# Checks never depend on what the controllers have done yet, except where the
-# behaviour under test is the controllers' (garbage collection for
-# --cascade). Lists are scoped by label or by name because kube's controllers
-# add objects of their own (kube-root-ca.crt, the default ServiceAccount).
+# Checks do not depend on how far kube's controllers have got, except where
+# the behaviour under test is theirs: garbage collection (--cascade), the
+# namespace controller (namespace deletion); the Job row accepts the status
+# and duration the Job controller sets. Lists are scoped by label or by name
+# because kube's controllers add objects of their own (kube-root-ca.crt, the
+# default ServiceAccount, controller revisions, events).
 set -euo pipefail
 
 . "$(dirname "$0")/lib.sh"
@@ -1718,9 +1736,53 @@ dep-or:
 EOF
 
 # ---------------------------------------------------------------------------
+section "HTTP status codes of the error answers (-v=6 request log)"
+
+# kubectl -v=6 logs "<VERB> <url> <code> <status> in N milliseconds" for
+# every request; $codes keeps the API requests as "VERB path code status"
+# (query and host dropped, OpenAPI and discovery requests left out).
+codes='sed -nE "s#^.*\] (GET|POST|PUT|PATCH|DELETE) https://[^/]*(/api[^ ?]*)[^ ]* ([0-9]+ [A-Za-z ]+) in [0-9]+ milliseconds\$#\1 \2 \3#p"'
+# (after a 404, kubectl get looks the namespace up to tell the two apart)
+efilter=$codes expect 1 1 -n suite get configmap nope -v=6 <<'EOF'
+--- stderr
+GET /api/v1/namespaces/suite/configmaps/nope 404 Not Found
+GET /api/v1/namespaces/suite 200 OK
+EOF
+efilter=$codes expect 1 2 -n suite delete configmap nope -v=6 <<'EOF'
+--- stderr
+DELETE /api/v1/namespaces/suite/configmaps/nope 404 Not Found
+EOF
+efilter=$codes expect 1 3 create -f "$work/bad-name.yaml" -v=6 <<'EOF'
+--- stderr
+POST /api/v1/namespaces/suite/configmaps 422 Unprocessable Entity
+EOF
+efilter=$codes expect 1 1 create -f "$work/frozen.yaml" -v=6 <<'EOF'
+--- stderr
+POST /api/v1/namespaces/suite-apps/configmaps 409 Conflict
+EOF
+efilter=$codes expect 1 2 replace -f "$work/web-live.yaml" -v=6 <<'EOF'
+--- stderr
+PUT /apis/apps/v1/namespaces/suite-apps/deployments/web 409 Conflict
+EOF
+efilter=$codes expect 1 3 -n suite get configmaps --field-selector spec.foo=bar -v=6 <<'EOF'
+--- stderr
+GET /api/v1/namespaces/suite/configmaps 400 Bad Request
+EOF
+efilter=$codes expect 1 1 -n suite-apps patch deployment web --type=json -p '[{"op":"test","path":"/spec/replicas","value":7}]' -v=6 <<'EOF'
+--- stderr
+GET /apis/apps/v1/namespaces/suite-apps/deployments/web 200 OK
+PATCH /apis/apps/v1/namespaces/suite-apps/deployments/web 422 Unprocessable Entity
+EOF
+efilter=$codes expect 1 2 -n suite-crd patch widget w1 -p '{"spec":{"size":5}}' -v=6 <<'EOF'
+--- stderr
+GET /apis/suite.example.com/v1/namespaces/suite-crd/widgets/w1 200 OK
+PATCH /apis/suite.example.com/v1/namespaces/suite-crd/widgets/w1 415 Unsupported Media Type
+EOF
+
+# ---------------------------------------------------------------------------
 section "deleting a CRD deletes its objects"
 
-expect_out 2 delete customresourcedefinition widgets.suite.example.com --timeout=60s <<'EOF'
+expect_out 2 delete customresourcedefinition widgets.suite.example.com --timeout=60s --request-timeout=0 <<'EOF'
 customresourcedefinition.apiextensions.k8s.io "widgets.suite.example.com" deleted
 EOF
 expect_err NotFound 3 get --raw /apis/suite.example.com/v1/namespaces/suite-crd/widgets <<'EOF'
@@ -1736,14 +1798,14 @@ EOF
 expect_stderr 3 get widgets.suite.example.com -A <<'EOF'
 No resources found
 EOF
-expect_out 1 delete -f "$work/crd.yaml" --timeout=60s <<'EOF'
+expect_out 1 delete -f "$work/crd.yaml" --timeout=60s --request-timeout=0 <<'EOF'
 customresourcedefinition.apiextensions.k8s.io "widgets.suite.example.com" deleted
 EOF
 
 # ---------------------------------------------------------------------------
 section "namespace deletion"
 
-expect_out 2 delete namespace suite-watch --timeout=60s <<'EOF'
+expect_out 2 delete namespace suite-watch --timeout=60s --request-timeout=0 <<'EOF'
 namespace "suite-watch" deleted
 EOF
 expect_err NotFound 3 get namespace suite-watch <<'EOF'

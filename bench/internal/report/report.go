@@ -51,13 +51,17 @@ type Config struct {
 
 // Fill is the creation of the -objects ConfigMaps the list scenarios read.
 type Fill struct {
-	Objects        int     `json:"objects"`
-	Seconds        float64 `json:"seconds"`
-	OpsPerSec      float64 `json:"ops_per_sec"`
-	ListBytes      int     `json:"list_all_bytes"`      // size of one list_all response
-	AvgObjectBytes float64 `json:"avg_object_bytes"`    // of the stored JSON, from the list
-	StoredBytes    int64   `json:"stored_json_bytes"`   // the list's items, all members hold a copy
-	SelectorBytes  int     `json:"list_selector_bytes"` // size of one list_selector response
+	Objects   int     `json:"objects"`
+	Seconds   float64 `json:"seconds"`
+	OpsPerSec float64 `json:"ops_per_sec"`
+	// ObjectBytes is one ConfigMap's JSON as a GET returns it (api_load
+	// pads them to 700); in a list each item is 36 bytes shorter (no kind,
+	// no apiVersion).
+	ObjectBytes   int   `json:"object_bytes"`
+	StoredBytes   int64 `json:"stored_json_bytes"` // Objects × ObjectBytes: what each member holds
+	ListItemBytes int64 `json:"list_item_bytes"`   // the items of one list_all response
+	ListBytes     int   `json:"list_all_bytes"`    // one list_all response
+	SelectorBytes int   `json:"list_selector_bytes"`
 }
 
 // Memory is the Go heap of the process that runs every in-process member

@@ -1,0 +1,19 @@
+package api
+
+import (
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+)
+
+// autoscalingKinds are the served kinds of autoscaling. Only v2 serves
+// HorizontalPodAutoscalers: kube serves v1 too, from the same storage with
+// conversion, which stored bytes served as they are cannot do (both
+// versions would share the store key horizontalpodautoscalers.autoscaling).
+func autoscalingKinds() []*resource {
+	return []*resource{
+		{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers", Singular: "horizontalpodautoscaler",
+			Kind: "HorizontalPodAutoscaler", Namespaced: true, ShortNames: []string{"hpa"}, Categories: []string{"all"},
+			HasGeneration: true, New: newOf[autoscalingv2.HorizontalPodAutoscaler](),
+			NewList: newOf[autoscalingv2.HorizontalPodAutoscalerList](), Prepare: prepareHorizontalPodAutoscaler,
+			Normalize: defaultHorizontalPodAutoscaler, Status: true, Validate: validateHorizontalPodAutoscaler},
+	}
+}

@@ -1,0 +1,13 @@
+package api
+
+import (
+	coordinationv1 "k8s.io/api/coordination/v1"
+)
+
+// coordinationKinds are the served kinds of coordination.k8s.io/v1.
+func coordinationKinds() []*resource {
+	return []*resource{
+		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Singular: "lease", Kind: "Lease",
+			Namespaced: true, New: newOf[coordinationv1.Lease](), NewList: newOf[coordinationv1.LeaseList]()},
+	}
+}

@@ -1,0 +1,70 @@
+package api
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// rcScale: a ReplicationController's Scale reads its selector, a plain
+// label map, from spec.selector (kube renders it as a label selector
+// string).
+var rcScale = &scaleSpec{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas",
+	LabelSelector: ".spec.selector"}
+
+// coreKinds are the served kinds of the core group (v1).
+func coreKinds() []*resource {
+	return []*resource{
+		{Version: "v1", Resource: "namespaces", Singular: "namespace", Kind: "Namespace",
+			ShortNames: []string{"ns"}, New: newOf[corev1.Namespace](), NewList: newOf[corev1.NamespaceList](),
+			Normalize: defaultNamespace, Prepare: prepareNamespace, Status: true,
+			Verbs: []string{"create", "delete", "get", "list", "patch", "update", "watch"}},
+		{Version: "v1", Resource: "configmaps", Singular: "configmap", Kind: "ConfigMap", Namespaced: true,
+			ShortNames: []string{"cm"}, New: newOf[corev1.ConfigMap](), NewList: newOf[corev1.ConfigMapList](),
+			Validate: validateConfigMap},
+		{Version: "v1", Resource: "secrets", Singular: "secret", Kind: "Secret", Namespaced: true,
+			New: newOf[corev1.Secret](), NewList: newOf[corev1.SecretList](), Normalize: prepareSecret,
+			Validate: validateSecret},
+		{Version: "v1", Resource: "services", Singular: "service", Kind: "Service", Namespaced: true,
+			ShortNames: []string{"svc"}, Categories: []string{"all"},
+			New: newOf[corev1.Service](), NewList: newOf[corev1.ServiceList](), Normalize: defaultService,
+			Prepare: prepareService, Status: true, Validate: validateService},
+		{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
+			ShortNames: []string{"po"}, Categories: []string{"all"}, HasGeneration: true,
+			New: newOf[corev1.Pod](), NewList: newOf[corev1.PodList](), Prepare: preparePod, Normalize: defaultPod,
+			Status: true, Binding: true},
+		{Version: "v1", Resource: "nodes", Singular: "node", Kind: "Node",
+			ShortNames: []string{"no"}, New: newOf[corev1.Node](), NewList: newOf[corev1.NodeList](),
+			Prepare: prepareNode, Status: true},
+		{Version: "v1", Resource: "events", Singular: "event", Kind: "Event", Namespaced: true,
+			ShortNames: []string{"ev"}, New: newOf[corev1.Event](), NewList: newOf[corev1.EventList]()},
+		{Version: "v1", Resource: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
+			Namespaced: true, ShortNames: []string{"sa"},
+			New: newOf[corev1.ServiceAccount](), NewList: newOf[corev1.ServiceAccountList]()},
+		{Version: "v1", Resource: "endpoints", Singular: "endpoints", Kind: "Endpoints", Namespaced: true,
+			ShortNames: []string{"ep"}, New: newOf[corev1.Endpoints](), NewList: newOf[corev1.EndpointsList](),
+			Normalize: defaultEndpoints},
+		{Version: "v1", Resource: "persistentvolumeclaims", Singular: "persistentvolumeclaim",
+			Kind: "PersistentVolumeClaim", Namespaced: true, ShortNames: []string{"pvc"},
+			New: newOf[corev1.PersistentVolumeClaim](), NewList: newOf[corev1.PersistentVolumeClaimList](),
+			Prepare: preparePersistentVolumeClaim, Normalize: defaultPersistentVolumeClaim, Status: true,
+			Validate: validatePersistentVolumeClaim},
+		{Version: "v1", Resource: "persistentvolumes", Singular: "persistentvolume", Kind: "PersistentVolume",
+			ShortNames: []string{"pv"}, New: newOf[corev1.PersistentVolume](), NewList: newOf[corev1.PersistentVolumeList](),
+			Prepare: preparePersistentVolume, Normalize: defaultPersistentVolume, Status: true,
+			Validate: validatePersistentVolume},
+		{Version: "v1", Resource: "limitranges", Singular: "limitrange", Kind: "LimitRange", Namespaced: true,
+			ShortNames: []string{"limits"}, New: newOf[corev1.LimitRange](), NewList: newOf[corev1.LimitRangeList](),
+			Normalize: defaultLimitRange},
+		{Version: "v1", Resource: "resourcequotas", Singular: "resourcequota", Kind: "ResourceQuota", Namespaced: true,
+			ShortNames: []string{"quota"}, New: newOf[corev1.ResourceQuota](), NewList: newOf[corev1.ResourceQuotaList](),
+			Prepare: prepareResourceQuota, Status: true},
+		{Version: "v1", Resource: "podtemplates", Singular: "podtemplate", Kind: "PodTemplate", Namespaced: true,
+			HasGeneration: true, New: newOf[corev1.PodTemplate](), NewList: newOf[corev1.PodTemplateList](),
+			Normalize: defaultPodTemplate, Validate: validatePodTemplate},
+		{Version: "v1", Resource: "replicationcontrollers", Singular: "replicationcontroller",
+			Kind: "ReplicationController", Namespaced: true, ShortNames: []string{"rc"}, Categories: []string{"all"},
+			HasGeneration: true, New: newOf[corev1.ReplicationController](),
+			NewList: newOf[corev1.ReplicationControllerList](), Prepare: prepareReplicationController,
+			Normalize: defaultReplicationController, Status: true, Scale: rcScale,
+			Validate: validateReplicationController},
+	}
+}

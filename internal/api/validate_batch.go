@@ -1,0 +1,304 @@
+package api
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Validation of the batch/v1 kinds (see validate_core.go).
+
+// validateJob: counts not negative, a selector that the template's labels
+// match, pods that restart OnFailure or Never. Once created, the selector,
+// completion mode, pod failure policy and completions (but for Indexed
+// jobs scaled with their parallelism) are immutable, and so is the pod
+// template, except for scheduling directives while the job is suspended
+// and has not started.
+func validateJob(obj, old runtime.Object) field.ErrorList {
+	job := obj.(*batchv1.Job)
+	spec := field.NewPath("spec")
+	errs := validateJobSpec(&job.Spec, spec)
+	prev, ok := old.(*batchv1.Job)
+	if !ok {
+		return errs
+	}
+	sp, was := &job.Spec, &prev.Spec
+	if sp.CompletionMode != nil && *sp.CompletionMode == batchv1.IndexedCompletion {
+		if sp.Completions != nil && !equalPtr(sp.Completions, was.Completions) && !equalPtr(sp.Completions, sp.Parallelism) {
+			errs = append(errs, field.Invalid(spec.Child("completions"), sp.Completions,
+				"can only be modified in tandem with spec.parallelism"))
+		}
+	} else {
+		errs = append(errs, validation.ValidateImmutableField(sp.Completions, was.Completions, spec.Child("completions"))...)
+	}
+	errs = append(errs, validation.ValidateImmutableField(sp.Selector, was.Selector, spec.Child("selector"))...)
+	oldTemplate := &was.Template
+	if isTrue(was.Suspend) && prev.Status.StartTime == nil {
+		oldTemplate = oldTemplate.DeepCopy()
+		oldTemplate.Labels, oldTemplate.Annotations = sp.Template.Labels, sp.Template.Annotations
+		oldTemplate.Spec.NodeSelector, oldTemplate.Spec.Tolerations = sp.Template.Spec.NodeSelector, sp.Template.Spec.Tolerations
+		oldTemplate.Spec.SchedulingGates = sp.Template.Spec.SchedulingGates
+		if a := sp.Template.Spec.Affinity; a != nil {
+			if oldTemplate.Spec.Affinity == nil {
+				oldTemplate.Spec.Affinity = &corev1.Affinity{}
+			}
+			oldTemplate.Spec.Affinity.NodeAffinity = a.NodeAffinity
+		}
+	}
+	errs = append(errs, validation.ValidateImmutableField(&sp.Template, oldTemplate, spec.Child("template"))...)
+	errs = append(errs, validation.ValidateImmutableField(sp.CompletionMode, was.CompletionMode, spec.Child("completionMode"))...)
+	errs = append(errs, validation.ValidateImmutableField(sp.PodFailurePolicy, was.PodFailurePolicy, spec.Child("podFailurePolicy"))...)
+	errs = append(errs, validation.ValidateImmutableField(sp.BackoffLimitPerIndex, was.BackoffLimitPerIndex,
+		spec.Child("backoffLimitPerIndex"))...)
+	return errs
+}
+
+// validateJobSpec checks a job spec (also a CronJob's job template),
+// following kube's validateJobSpec and ValidateJobSpec.
+func validateJobSpec(sp *batchv1.JobSpec, spec *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, c := range []struct {
+		v    *int32
+		name string
+	}{{sp.Parallelism, "parallelism"}, {sp.Completions, "completions"}, {sp.BackoffLimit, "backoffLimit"},
+		{sp.TTLSecondsAfterFinished, "ttlSecondsAfterFinished"}} {
+		if c.v != nil {
+			errs = append(errs, validateNonnegative(int64(*c.v), spec.Child(c.name))...)
+		}
+	}
+	if d := sp.ActiveDeadlineSeconds; d != nil {
+		errs = append(errs, validateNonnegative(*d, spec.Child("activeDeadlineSeconds"))...)
+	}
+	if m := sp.CompletionMode; m != nil {
+		switch *m {
+		case batchv1.NonIndexedCompletion:
+		case batchv1.IndexedCompletion:
+			if sp.Completions == nil {
+				errs = append(errs, field.Required(spec.Child("completions"), "when completion mode is Indexed"))
+			}
+		default:
+			errs = append(errs, field.NotSupported(spec.Child("completionMode"), m,
+				[]batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion}))
+		}
+	}
+	template := spec.Child("template")
+	errs = append(errs, validatePodTemplateSpec(&sp.Template, template)...)
+	restart := template.Child("spec", "restartPolicy")
+	switch p := sp.Template.Spec.RestartPolicy; {
+	case p == corev1.RestartPolicyAlways || p == "":
+		errs = append(errs, field.Required(restart, `valid values: "OnFailure", "Never"`))
+	case p != corev1.RestartPolicyOnFailure && p != corev1.RestartPolicyNever:
+		errs = append(errs, field.NotSupported(restart, p, []corev1.RestartPolicy{corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
+	case sp.PodFailurePolicy != nil && p != corev1.RestartPolicyNever:
+		errs = append(errs, field.Invalid(restart, p, `only "Never" is supported when podFailurePolicy is specified`))
+	}
+	if sp.Selector == nil {
+		errs = append(errs, field.Required(spec.Child("selector"), ""))
+	} else {
+		errs = append(errs, metav1validation.ValidateLabelSelector(sp.Selector, metav1validation.LabelSelectorValidationOptions{},
+			spec.Child("selector"))...)
+	}
+	if s, err := metav1.LabelSelectorAsSelector(sp.Selector); err == nil && !s.Matches(labels.Set(sp.Template.Labels)) {
+		errs = append(errs, field.Invalid(template.Child("metadata", "labels"), sp.Template.Labels,
+			"`selector` does not match template `labels`"))
+	}
+	return errs
+}
+
+// validateCronJob: a valid schedule (without TZ, which the timeZone field
+// replaces) and time zone, a known concurrency policy, a valid job
+// template (whose selector is optional), non-negative limits, and a name
+// short enough for the jobs named after it.
+func validateCronJob(obj, old runtime.Object) field.ErrorList {
+	cj := obj.(*batchv1.CronJob)
+	spec := field.NewPath("spec")
+	sp := &cj.Spec
+	var errs field.ErrorList
+	prev, _ := old.(*batchv1.CronJob)
+	if sp.Schedule == "" {
+		errs = append(errs, field.Required(spec.Child("schedule"), ""))
+	} else {
+		if err := parseCronSchedule(sp.Schedule); err != nil {
+			errs = append(errs, field.Invalid(spec.Child("schedule"), sp.Schedule, err.Error()))
+		}
+		if strings.Contains(sp.Schedule, "TZ") && (prev == nil || !strings.Contains(prev.Spec.Schedule, "TZ")) {
+			errs = append(errs, field.Invalid(spec.Child("schedule"), sp.Schedule,
+				"cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+		}
+	}
+	if d := sp.StartingDeadlineSeconds; d != nil {
+		errs = append(errs, validateNonnegative(*d, spec.Child("startingDeadlineSeconds"))...)
+	}
+	if tz := sp.TimeZone; tz != nil && (prev == nil || !equalPtr(tz, prev.Spec.TimeZone)) {
+		errs = append(errs, validateTimeZone(tz, spec.Child("timeZone"))...)
+	}
+	switch p := sp.ConcurrencyPolicy; p {
+	case batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent:
+	case "":
+		errs = append(errs, field.Required(spec.Child("concurrencyPolicy"), ""))
+	default:
+		errs = append(errs, field.NotSupported(spec.Child("concurrencyPolicy"), p,
+			[]batchv1.ConcurrencyPolicy{batchv1.AllowConcurrent, batchv1.ForbidConcurrent, batchv1.ReplaceConcurrent}))
+	}
+	jobSpec := sp.JobTemplate.Spec
+	if jobSpec.Selector == nil { // the job's own selector is generated when it is created
+		jobSpec.Selector = &metav1.LabelSelector{}
+	}
+	errs = append(errs, validateJobSpec(&jobSpec, spec.Child("jobTemplate", "spec"))...)
+	for _, c := range []struct {
+		v    *int32
+		name string
+	}{{sp.SuccessfulJobsHistoryLimit, "successfulJobsHistoryLimit"}, {sp.FailedJobsHistoryLimit, "failedJobsHistoryLimit"}} {
+		if c.v != nil {
+			errs = append(errs, validateNonnegative(int64(*c.v), spec.Child(c.name))...)
+		}
+	}
+	if prev == nil && len(cj.Name) > 52 { // the controller appends "-<timestamp>" to job names
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), cj.Name, "must be no more than 52 characters"))
+	}
+	return errs
+}
+
+// validateTimeZone: an IANA zone name this binary knows, not "Local".
+func validateTimeZone(tz *string, path *field.Path) field.ErrorList {
+	switch {
+	case *tz == "":
+		return field.ErrorList{field.Invalid(path, tz, "timeZone must be nil or non-empty string")}
+	case strings.EqualFold(*tz, "Local"):
+		return field.ErrorList{field.Invalid(path, tz, "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones")}
+	}
+	if _, err := time.LoadLocation(*tz); err != nil {
+		return field.ErrorList{field.Invalid(path, tz, "unknown time zone "+*tz)}
+	}
+	return nil
+}
+
+// cronFields are the bounds of the five fields of a standard cron
+// schedule, and the names a month or day of the week may be given by.
+var cronFields = []struct {
+	name     string
+	min, max int
+	names    []string
+}{
+	{"minute", 0, 59, nil},
+	{"hour", 0, 23, nil},
+	{"day of month", 1, 31, nil},
+	{"month", 1, 12, []string{"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
+	{"day of week", 0, 6, []string{"sun", "mon", "tue", "wed", "thu", "fri", "sat"}},
+}
+
+// parseCronSchedule checks a schedule as the standard cron parser kube
+// uses does (five fields of values, ranges, steps, lists, "*" and "?", or
+// a descriptor such as @daily or @every 1h), with its messages.
+func parseCronSchedule(s string) error {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "TZ=") || strings.HasPrefix(s, "CRON_TZ=") {
+		zone, rest, _ := strings.Cut(s, " ")
+		if _, err := time.LoadLocation(zone[strings.Index(zone, "=")+1:]); err != nil {
+			return fmt.Errorf("provided bad location %s: %v", zone[strings.Index(zone, "=")+1:], err)
+		}
+		s = strings.TrimSpace(rest)
+	}
+	if strings.HasPrefix(s, "@") {
+		switch {
+		case s == "@yearly", s == "@annually", s == "@monthly", s == "@weekly", s == "@daily", s == "@midnight", s == "@hourly":
+			return nil
+		case strings.HasPrefix(s, "@every "):
+			if _, err := time.ParseDuration(s[len("@every "):]); err != nil {
+				return fmt.Errorf("failed to parse duration %s: %s", s, err)
+			}
+			return nil
+		}
+		return fmt.Errorf("unrecognized descriptor: %s", s)
+	}
+	fields := strings.Fields(s)
+	if len(fields) != len(cronFields) {
+		return fmt.Errorf("expected exactly 5 fields, found %d: %s", len(fields), fields)
+	}
+	for i, f := range fields {
+		for _, item := range strings.Split(f, ",") {
+			if err := parseCronItem(item, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// parseCronItem checks one comma-separated item of field i:
+// "*", "?", "a", "a-b", each optionally "/step".
+func parseCronItem(item string, i int) error {
+	f := cronFields[i]
+	rangeAndStep := strings.Split(item, "/")
+	if len(rangeAndStep) > 2 {
+		return fmt.Errorf("too many slashes: %s", item)
+	}
+	if rangeAndStep[0] != "*" && rangeAndStep[0] != "?" {
+		bounds := strings.Split(rangeAndStep[0], "-")
+		if len(bounds) > 2 {
+			return fmt.Errorf("too many hyphens: %s", item)
+		}
+		lo, err := cronValue(bounds[0], f.names)
+		if err != nil {
+			return err
+		}
+		hi := lo
+		if len(bounds) == 2 {
+			if hi, err = cronValue(bounds[1], f.names); err != nil {
+				return err
+			}
+		}
+		switch {
+		case lo < f.min:
+			return fmt.Errorf("beginning of range (%d) below minimum (%d): %s", lo, f.min, item)
+		case hi > f.max:
+			return fmt.Errorf("end of range (%d) above maximum (%d): %s", hi, f.max, item)
+		case lo > hi:
+			return fmt.Errorf("beginning of range (%d) beyond end of range (%d): %s", lo, hi, item)
+		}
+	}
+	if len(rangeAndStep) == 2 {
+		step, err := cronValue(rangeAndStep[1], nil)
+		if err != nil {
+			return err
+		}
+		if step == 0 {
+			return fmt.Errorf("step of range should be a positive number: %s", item)
+		}
+	}
+	return nil
+}
+
+// cronValue parses a number, or a month or weekday name.
+func cronValue(s string, names []string) (int, error) {
+	for i, n := range names {
+		if strings.EqualFold(s, n) {
+			if len(names) == 12 {
+				return i + 1, nil
+			}
+			return i, nil
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("failed to parse int from %s: %w", s, err)
+	}
+	if n < 0 {
+		return 0, fmt.Errorf("negative number (%d) not allowed: %s", n, s)
+	}
+	return n, nil
+}
+
+func equalPtr[T comparable](a, b *T) bool {
+	return (a == nil && b == nil) || (a != nil && b != nil && *a == *b)
+}
