@@ -28,7 +28,7 @@ func (s *Server) registerSchemas(mux *http.ServeMux, reg *registry) error {
 	for _, r := range reg.all {
 		res = append(res, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource,
 			Singular: r.Singular, Kind: r.Kind, Namespaced: r.Namespaced, ShortNames: r.ShortNames,
-			Categories: r.Categories, Verbs: r.verbs(), Subresources: r.subresources()})
+			Categories: r.Categories, Verbs: r.verbs(), Subresources: r.subresources(), KeepVerbOrder: r.Custom})
 		k := openapi.Kind{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind,
 			Namespaced: r.Namespaced, Verbs: r.verbs()}
 		if t := r.goType(); t != nil {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"reflect"
 	"slices"
 
@@ -60,6 +61,9 @@ type resource struct {
 	// attribute to the writer (allocations, status) belong in Prepare.
 	// Must be idempotent. Optional.
 	Normalize func(obj runtime.Object)
+	// Review, when set, makes the resource an access review: created, never
+	// stored, answered by filling in its status.
+	Review func(obj runtime.Object)
 	// Custom marks a custom resource (served from a CRD); Schema is its
 	// OpenAPI schema and ListKind its list kind.
 	Custom   bool
@@ -133,7 +137,7 @@ func newOf[T any, PT interface {
 func builtin() []*resource {
 	return slices.Concat(coreKinds(), appsKinds(), batchKinds(), autoscalingKinds(), policyKinds(),
 		networkingKinds(), rbacKinds(), storageKinds(), schedulingKinds(), coordinationKinds(),
-		discoveryKinds(), eventsKinds(), admissionregistrationKinds())
+		discoveryKinds(), eventsKinds(), admissionregistrationKinds(), authorizationKinds())
 }
 
 // registry indexes the resources by group/version and plural. It is
@@ -166,7 +170,7 @@ func (reg *registry) scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, apiextv1.AddToScheme,
 		batchv1.AddToScheme, autoscalingv2.AddToScheme, policyv1.AddToScheme, networkingv1.AddToScheme, rbacv1.AddToScheme,
-		storagev1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme,
+		storagev1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, authorizationv1.AddToScheme,
 		admissionregistrationv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err

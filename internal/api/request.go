@@ -74,6 +74,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 		return s.serveSubresource(w, r, q)
 	}
 	watch := r.URL.Query().Get("watch")
+	if q.res.Review != nil {
+		if r.Method != http.MethodPost || !q.collection {
+			return errMethodNotAllowed
+		}
+		return s.serveReview(w, r, q)
+	}
 	switch {
 	case r.Method == http.MethodGet && q.collection && (watch == "true" || watch == "1"):
 		return s.watch(w, r, q)

@@ -22,6 +22,11 @@ import (
 // listOptionsKind names ListOptions in 422s about watch parameters.
 var listOptionsKind = schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}
 
+// errNotAcceptableStream is kube's 406 for a watch in a format that has no
+// stream encoding (YAML).
+var errNotAcceptableStream = statusErr(http.StatusNotAcceptable, metav1.StatusReasonNotAcceptable,
+	"only the following media types are accepted: application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch", nil)
+
 // defaultBookmarkInterval is how often kube's watch cache sends a watcher
 // that allows bookmarks a BOOKMARK (Config.BookmarkInterval overrides it).
 const defaultBookmarkInterval = time.Minute
@@ -46,13 +51,13 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 	}
 	switch {
 	case out.format == formatYAML: // kube has no YAML stream serializer
-		return errNotAcceptable
+		return errNotAcceptableStream
 	case out.shape == shapePartialList:
 		// kube cannot turn a watch event into a list: it logs and sends the
 		// object itself.
 		out.shape = shapeObject
 		if out.format == formatProtobuf && !q.res.protobuf() {
-			return errNotAcceptable
+			return errNotAcceptableStream
 		}
 	}
 	qv := r.URL.Query()

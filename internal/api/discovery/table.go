@@ -20,10 +20,14 @@ type Resource struct {
 	ShortNames, Categories []string
 	// Verbs are the verbs served on the resource (create, delete,
 	// deletecollection, get, list, patch, update, watch). They are announced
-	// sorted, like kube-apiserver does for built-in resources.
+	// sorted, like kube-apiserver does for built-in resources, unless
+	// KeepVerbOrder is set (custom resources: kube's apiextensions server
+	// announces delete,deletecollection,get,list,patch,create,update,watch).
 	Verbs []string
 	// Subresources are announced sorted by name.
 	Subresources []Subresource
+	// KeepVerbOrder announces Verbs in the order given.
+	KeepVerbOrder bool
 }
 
 // Subresource is a subresource of a Resource ("status", "scale").
@@ -51,6 +55,9 @@ func normalize(r Resource) (Resource, error) {
 	out.ShortNames = slices.Clone(r.ShortNames)
 	out.Categories = slices.Clone(r.Categories)
 	out.Verbs = sortedVerbs(r.Verbs)
+	if r.KeepVerbOrder {
+		out.Verbs = slices.Clone(r.Verbs)
+	}
 	out.Subresources = make([]Subresource, 0, len(r.Subresources))
 	for _, s := range r.Subresources {
 		out.Subresources = append(out.Subresources, normalizeSub(out, s))

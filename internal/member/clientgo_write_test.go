@@ -1,0 +1,393 @@
+package member
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+)
+
+// The write path through client-go, on a 3-member cluster with every
+// request sent to a follower (forwarded to the leader): what controllers
+// and operators do, where there is no golden capture.
+
+// followerClient returns a clientset of a follower and the warnings the
+// server sent it.
+func followerClient(t *testing.T, c *testCluster) (*kubernetes.Clientset, *warningRecorder) {
+	t.Helper()
+	cfg := c.restConfig(c.follower())
+	rec := &warningRecorder{}
+	cfg.WarningHandler = rec
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, rec
+}
+
+type warningRecorder struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warningRecorder) HandleWarningHeader(code int, agent, text string) {
+	w.mu.Lock()
+	w.msgs = append(w.msgs, text)
+	w.mu.Unlock()
+}
+
+func (w *warningRecorder) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := w.msgs
+	w.msgs = nil
+	return m
+}
+
+var _ rest.WarningHandler = (*warningRecorder)(nil)
+
+func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
+	t.Helper()
+	_, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An informer sees a pod go Terminating (MODIFIED with deletionTimestamp),
+// then DELETED when its grace period ends; an unbound pod goes at once.
+func TestClientGoPodDeletion(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	cs, _ := followerClient(t, c)
+	ctx := t.Context()
+	createNamespace(t, cs, "gc")
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/x:1"}}}}
+	if _, err := cs.CoreV1().Pods("gc").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Pods("gc").Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Target: corev1.ObjectReference{Kind: "Node", Name: "n1"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := cs.CoreV1().Pods("gc").Bind(ctx, &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Target: corev1.ObjectReference{Kind: "Node", Name: "n2"}}, metav1.CreateOptions{})
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `pod p is already assigned to node "n1"`) {
+		t.Errorf("second binding: %v, want a Conflict", err)
+	}
+	bound, err := cs.CoreV1().Pods("gc").Get(ctx, "p", metav1.GetOptions{})
+	if err != nil || bound.Spec.NodeName != "n1" || len(bound.Status.Conditions) != 1 ||
+		bound.Status.Conditions[0].Type != corev1.PodScheduled || bound.Generation != 1 {
+		t.Fatalf("bound pod: %+v %v", bound, err)
+	}
+
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace("gc"))
+	type ev struct {
+		typ         string
+		terminating bool
+	}
+	events := make(chan ev, 16)
+	inf := f.Core().V1().Pods().Informer()
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, o any) { events <- ev{"MODIFIED", o.(*corev1.Pod).DeletionTimestamp != nil} },
+		DeleteFunc: func(o any) { events <- ev{"DELETED", false} },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ictx, cancel := context.WithCancel(ctx)
+	defer func() { cancel(); f.Shutdown() }()
+	f.Start(ictx.Done())
+	if !cache.WaitForCacheSync(ictx.Done(), inf.HasSynced) {
+		t.Fatal("informer did not sync")
+	}
+	if err := cs.CoreV1().Pods("gc").Delete(ctx, "p", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](1)}); err != nil {
+		t.Fatal(err)
+	}
+	next := func() ev {
+		select {
+		case e := <-events:
+			return e
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event")
+		}
+		return ev{}
+	}
+	if e := next(); e != (ev{"MODIFIED", true}) {
+		t.Errorf("first event %+v, want the pod Terminating", e)
+	}
+	if e := next(); e.typ != "DELETED" {
+		t.Errorf("second event %+v, want DELETED", e)
+	}
+
+	// Unbound: deleted at once; the answer is the pod (kube returns it).
+	if _, err := cs.CoreV1().Pods("gc").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Pods("gc").Delete(ctx, "p", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Pods("gc").Get(ctx, "p", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("unbound pod after DELETE: %v, want NotFound", err)
+	}
+}
+
+// kubectl delete ns: the namespace is Terminating at once, creates into
+// it are Forbidden, and an informer sees it go.
+func TestClientGoNamespaceDeletion(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	cs, _ := followerClient(t, c)
+	ctx := t.Context()
+	createNamespace(t, cs, "doomed")
+	for i := range 5 {
+		if _, err := cs.CoreV1().ConfigMaps("doomed").Create(ctx, configMap(fmt.Sprintf("cm-%d", i), nil), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cs.CoreV1().Namespaces().Delete(ctx, "doomed", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cs.CoreV1().ConfigMaps("doomed").Create(ctx, configMap("late", nil), metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) {
+		t.Errorf("create into a deleted namespace: %v, want Forbidden (or NotFound once gone)", err)
+	}
+	eventually(t, 10*time.Second, func() error {
+		if _, err := cs.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("namespace still there: %v", err)
+		}
+		return nil
+	})
+	l, err := cs.CoreV1().ConfigMaps("doomed").List(ctx, metav1.ListOptions{})
+	if err != nil || len(l.Items) != 0 {
+		t.Errorf("objects left in the deleted namespace: %v %v", l, err)
+	}
+	if err := cs.CoreV1().Namespaces().Delete(ctx, "kube-system", metav1.DeleteOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("deleting kube-system: %v, want Forbidden", err)
+	}
+}
+
+// Server-side apply with client-go's apply configurations: create,
+// ownership, conflicts, force; managedFields on every write.
+func TestClientGoServerSideApply(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	cs, _ := followerClient(t, c)
+	ctx := t.Context()
+	createNamespace(t, cs, "ssa")
+	cm := corev1ac.ConfigMap("app", "ssa").WithData(map[string]string{"a": "1"})
+	got, err := cs.CoreV1().ConfigMaps("ssa").Apply(ctx, cm, metav1.ApplyOptions{FieldManager: "one"})
+	if err != nil || got.Data["a"] != "1" || len(got.ManagedFields) != 1 || got.ManagedFields[0].Manager != "one" ||
+		got.ManagedFields[0].Operation != metav1.ManagedFieldsOperationApply {
+		t.Fatalf("apply create: %+v %v", got, err)
+	}
+	// Another manager changing a field "one" owns: conflict, unless forced.
+	other := corev1ac.ConfigMap("app", "ssa").WithData(map[string]string{"a": "2"})
+	_, err = cs.CoreV1().ConfigMaps("ssa").Apply(ctx, other, metav1.ApplyOptions{FieldManager: "two"})
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `Apply failed with 1 conflict: conflict with "one": .data.a`) {
+		t.Fatalf("conflicting apply: %v", err)
+	}
+	got, err = cs.CoreV1().ConfigMaps("ssa").Apply(ctx, other, metav1.ApplyOptions{FieldManager: "two", Force: true})
+	if err != nil || got.Data["a"] != "2" {
+		t.Fatalf("forced apply: %+v %v", got, err)
+	}
+	// "one" stops applying a: it is removed only if nobody else owns it.
+	got, err = cs.CoreV1().ConfigMaps("ssa").Apply(ctx, corev1ac.ConfigMap("app", "ssa").WithData(map[string]string{"b": "1"}),
+		metav1.ApplyOptions{FieldManager: "one"})
+	if err != nil || got.Data["a"] != "2" || got.Data["b"] != "1" {
+		t.Fatalf("apply of another field: %+v %v", got, err)
+	}
+	// An update by a non-apply client gets an Update entry (manager from
+	// the User-Agent when no fieldManager is given).
+	got.Data["c"] = "1"
+	got, err = cs.CoreV1().ConfigMaps("ssa").Update(ctx, got, metav1.UpdateOptions{FieldManager: "editor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var managers []string
+	for _, e := range got.ManagedFields {
+		managers = append(managers, e.Manager+"/"+string(e.Operation))
+	}
+	if strings.Join(managers, ",") != "one/Apply,two/Apply,editor/Update" {
+		t.Errorf("managers %v", managers)
+	}
+	// A deployment: apply owns the container image; a scale through the
+	// subresource moves spec.replicas to the scaler.
+	dep := appsv1ac.Deployment("web", "ssa").WithSpec(appsv1ac.DeploymentSpec().WithReplicas(1).
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "web"})).
+		WithTemplate(corev1ac.PodTemplateSpec().WithLabels(map[string]string{"app": "web"}).
+			WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("web").WithImage("registry.invalid/web:1")))))
+	if _, err := cs.AppsV1().Deployments("ssa").Apply(ctx, dep, metav1.ApplyOptions{FieldManager: "deployer"}); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := cs.AppsV1().Deployments("ssa").UpdateScale(ctx, "web", &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: autoscalingv1.ScaleSpec{Replicas: 4}}, metav1.UpdateOptions{FieldManager: "scaler"})
+	if err != nil || sc.Spec.Replicas != 4 || sc.Status.Selector != "app=web" {
+		t.Fatalf("scale: %+v %v", sc, err)
+	}
+	d, err := cs.AppsV1().Deployments("ssa").Get(ctx, "web", metav1.GetOptions{})
+	if err != nil || *d.Spec.Replicas != 4 || d.Generation != 2 {
+		t.Fatalf("after scale: %+v %v", d, err)
+	}
+	var scaler *metav1.ManagedFieldsEntry
+	for i, e := range d.ManagedFields {
+		if e.Manager == "scaler" {
+			scaler = &d.ManagedFields[i]
+		}
+	}
+	if scaler == nil || scaler.Subresource != "scale" || string(scaler.FieldsV1.Raw) != `{"f:spec":{"f:replicas":{}}}` {
+		t.Errorf("scaler entry: %+v", scaler)
+	}
+	// Re-applying the old replicas by "deployer" conflicts with the scaler.
+	_, err = cs.AppsV1().Deployments("ssa").Apply(ctx, dep, metav1.ApplyOptions{FieldManager: "deployer"})
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `conflict with "scaler" using apps/v1: .spec.replicas`) {
+		t.Errorf("apply after scale: %v", err)
+	}
+}
+
+// Status: a status update changes status only; a main-resource update
+// keeps the stored status; generation counts spec changes.
+func TestClientGoStatusSubresource(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	cs, _ := followerClient(t, c)
+	ctx := t.Context()
+	createNamespace(t, cs, "st")
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/x:1"}}}}}}
+	d, err := cs.AppsV1().Deployments("st").Create(ctx, d, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Status.Replicas, d.Status.ObservedGeneration = 5, 1
+	d.Spec.Replicas = ptr.To[int32](9) // ignored by a status update
+	d, err = cs.AppsV1().Deployments("st").UpdateStatus(ctx, d, metav1.UpdateOptions{})
+	if err != nil || d.Status.Replicas != 5 || *d.Spec.Replicas != 1 || d.Generation != 1 {
+		t.Fatalf("status update: %+v %v", d, err)
+	}
+	d.Status.Replicas = 0 // ignored by a main-resource update
+	d.Spec.Replicas = ptr.To[int32](2)
+	d, err = cs.AppsV1().Deployments("st").Update(ctx, d, metav1.UpdateOptions{})
+	if err != nil || d.Status.Replicas != 5 || *d.Spec.Replicas != 2 || d.Generation != 2 {
+		t.Fatalf("update: %+v %v", d, err)
+	}
+	// A label change is no spec change.
+	d, err = cs.AppsV1().Deployments("st").Patch(ctx, "d", types.MergePatchType, []byte(`{"metadata":{"labels":{"x":"y"}}}`), metav1.PatchOptions{})
+	if err != nil || d.Generation != 2 {
+		t.Fatalf("label patch: generation %d %v", d.Generation, err)
+	}
+	var entries []string
+	for _, e := range d.ManagedFields {
+		entries = append(entries, e.Manager+"/"+e.Subresource)
+	}
+	if len(entries) != 2 || !strings.HasSuffix(entries[0], "/") || !strings.HasSuffix(entries[1], "/status") {
+		t.Errorf("managedFields %v, want the client's Update and its status Update", entries)
+	}
+}
+
+// fieldValidation on patches, dry runs, generateName, deletecollection and
+// finalizers through client-go.
+func TestClientGoWriteOptions(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	cs, warns := followerClient(t, c)
+	ctx := t.Context()
+	createNamespace(t, cs, "opts")
+	cms := cs.CoreV1().ConfigMaps("opts")
+	if _, err := cms.Create(ctx, configMap("cm", map[string]string{"a": "1"}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	patch := []byte(`{"data":{"b":"2"},"spec":{"x":1}}`)
+	if _, err := cms.Patch(ctx, "cm", types.MergePatchType, patch, metav1.PatchOptions{FieldValidation: "Warn"}); err != nil {
+		t.Fatal(err)
+	}
+	if w := warns.take(); len(w) != 1 || w[0] != `unknown field "spec"` {
+		t.Errorf("warnings %q, want unknown field \"spec\"", w)
+	}
+	_, err := cms.Patch(ctx, "cm", types.MergePatchType, patch, metav1.PatchOptions{FieldValidation: "Strict"})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `strict decoding error: unknown field "spec"`) {
+		t.Errorf("strict patch: %v", err)
+	}
+	_, err = cms.Patch(ctx, "cm", types.StrategicMergePatchType, patch, metav1.PatchOptions{FieldValidation: "Strict"})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), `unknown field "spec"`) {
+		t.Errorf("strict strategic patch: %v", err)
+	}
+	if _, err := cms.Patch(ctx, "cm", types.MergePatchType, patch, metav1.PatchOptions{FieldValidation: "Ignore"}); err != nil ||
+		len(warns.take()) != 0 {
+		t.Errorf("ignored unknown field: %v", err)
+	}
+
+	// Dry runs store nothing.
+	before, _ := cms.Get(ctx, "cm", metav1.GetOptions{})
+	if _, err := cms.Patch(ctx, "cm", types.MergePatchType, []byte(`{"data":{"dry":"1"}}`), metav1.PatchOptions{DryRun: []string{"All"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cms.Delete(ctx, "cm", metav1.DeleteOptions{DryRun: []string{"All"}}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := cms.Get(ctx, "cm", metav1.GetOptions{})
+	if err != nil || after.ResourceVersion != before.ResourceVersion {
+		t.Errorf("after dry runs: %+v %v", after, err)
+	}
+
+	// generateName.
+	gen, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "gen-",
+		Labels: map[string]string{"batch": "x"}}}, metav1.CreateOptions{})
+	if err != nil || !strings.HasPrefix(gen.Name, "gen-") || len(gen.Name) != 9 {
+		t.Fatalf("generateName: %+v %v", gen, err)
+	}
+	// Finalizers: the DELETE marks, the update removing the last one deletes.
+	held, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{"x/y"},
+		Labels: map[string]string{"batch": "x"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// deletecollection: held is marked, gen goes.
+	if err := cms.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: labels.Set{"batch": "x"}.String()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Get(ctx, gen.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after deletecollection: %v", err)
+	}
+	held, err = cms.Get(ctx, "held", metav1.GetOptions{})
+	if err != nil || held.DeletionTimestamp == nil {
+		t.Fatalf("held: %+v %v", held, err)
+	}
+	held.Finalizers = append(held.Finalizers, "new/one")
+	if _, err := cms.Update(ctx, held, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) {
+		t.Errorf("adding a finalizer while deleting: %v, want Invalid", err)
+	}
+	held.Finalizers = nil
+	if _, err := cms.Update(ctx, held, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Get(ctx, "held", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after removing the last finalizer: %v", err)
+	}
+	// Metadata that may not change on update.
+	cur, _ := cms.Get(ctx, "cm", metav1.GetOptions{})
+	_, err = cms.Patch(ctx, "cm", types.MergePatchType, []byte(`{"metadata":{"uid":"00000000-0000-0000-0000-000000000000"}}`), metav1.PatchOptions{})
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) || !apierrors.IsInvalid(err) || se.ErrStatus.Details.Causes[0].Field != "metadata.uid" {
+		t.Errorf("uid patch: %v", err)
+	}
+	if cur.UID == "" {
+		t.Error("no uid")
+	}
+}
