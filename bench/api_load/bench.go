@@ -76,6 +76,12 @@ func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 	return b.refresh(ctx)
 }
 
+// leaderNow, followerNow and staticEP are the endpoints as of the last
+// refresh.
+func (b *bench) leaderNow() *endpoint   { return b.leader }
+func (b *bench) followerNow() *endpoint { return b.follower }
+func (b *bench) staticEP() *endpoint    { return b.static.ep }
+
 // refresh waits until every member is ready and finds the leader and a
 // follower again; a leader that moved is reported: figures measured
 // across an election are not comparable.
@@ -162,7 +168,13 @@ func (b *bench) scenario(ctx context.Context, s scenario) (report.Scenario, erro
 	}
 	var runs []report.Run
 	for r := 1; r <= b.opts.runs; r++ {
+		if err := b.refresh(ctx); err != nil {
+			return report.Scenario{}, err
+		}
 		lats, elapsed, err := p.run(ctx, fmt.Sprintf("r%d", r), b.opts.duration)
+		if se := (*statusError)(nil); errors.As(err, &se) && se.code == http.StatusServiceUnavailable {
+			err = fmt.Errorf("%w\n(an election during the run: a leader that cannot reach a quorum within its lease steps down; see the raft warnings above and the load average)", err)
+		}
 		if err != nil {
 			return report.Scenario{}, fmt.Errorf("run %d: %w", r, err)
 		}

@@ -93,7 +93,11 @@ func verifyList(body []byte, want listCheck) (*decodedList, int64, error) {
 // timed response's status, length (within tol of the sampled one) and
 // closing brace, because decoding a large list in this process would cost
 // more CPU than serving it and measure the client.
-func listPrepared(ctx context.Context, b *bench, ep *endpoint, c call, want listCheck, tol float64) (*prepared, error) {
+//
+// epOf returns the endpoint to load; it is called again for each run, after
+// the bench found the leader again.
+func listPrepared(ctx context.Context, b *bench, epOf func() *endpoint, c call, want listCheck, tol float64) (*prepared, error) {
+	ep := epOf()
 	var buf bytes.Buffer
 	if err := ep.do(ctx, c, &buf); err != nil {
 		return nil, err
@@ -104,6 +108,7 @@ func listPrepared(ctx context.Context, b *bench, ep *endpoint, c call, want list
 	ref := int64(buf.Len())
 	slack := int64(float64(ref)*tol) + 64
 	return loop(func(string) ([]op, error) {
+		ep := epOf()
 		ops := make([]op, b.opts.clients)
 		for i := range ops {
 			if b.opts.verify == "all" {
@@ -141,11 +146,11 @@ func selectedItems(b *bench) listCheck {
 }
 
 func prepareListAll(ctx context.Context, b *bench) (*prepared, error) {
-	return listPrepared(ctx, b, b.leader, call{method: http.MethodGet, path: cmPath(listNS)}, allItems(b), 0)
+	return listPrepared(ctx, b, b.leaderNow, call{method: http.MethodGet, path: cmPath(listNS)}, allItems(b), 0)
 }
 
 func prepareListSelector(ctx context.Context, b *bench) (*prepared, error) {
-	return listPrepared(ctx, b, b.leader, call{method: http.MethodGet, path: cmPath(listNS) + selectorQuery},
+	return listPrepared(ctx, b, b.leaderNow, call{method: http.MethodGet, path: cmPath(listNS) + selectorQuery},
 		selectedItems(b), 0)
 }
 
@@ -153,21 +158,21 @@ func prepareListSelector(ctx context.Context, b *bench) (*prepared, error) {
 // The age column changes length over time, hence the 2% tolerance.
 func prepareListTable(ctx context.Context, b *bench) (*prepared, error) {
 	c := call{method: http.MethodGet, path: cmPath(listNS) + "?limit=500", accept: tableAccept}
-	return listPrepared(ctx, b, b.leader, c, listCheck{kind: "Table", items: min(500, b.opts.objects)}, 0.02)
+	return listPrepared(ctx, b, b.leaderNow, c, listCheck{kind: "Table", items: min(500, b.opts.objects)}, 0.02)
 }
 
 // prepareFollowerList: list_all on a follower, a consistent read (no
 // resourceVersion): the follower waits for the leader's read index.
 func prepareFollowerList(ctx context.Context, b *bench) (*prepared, error) {
-	return listPrepared(ctx, b, b.follower, call{method: http.MethodGet, path: cmPath(listNS)}, allItems(b), 0)
+	return listPrepared(ctx, b, b.followerNow, call{method: http.MethodGet, path: cmPath(listNS)}, allItems(b), 0)
 }
 
 func prepareStatic(ctx context.Context, b *bench) (*prepared, error) {
-	return listPrepared(ctx, b, b.static.ep, call{method: http.MethodGet, path: cmPath(listNS)}, allItems(b), 0)
+	return listPrepared(ctx, b, b.staticEP, call{method: http.MethodGet, path: cmPath(listNS)}, allItems(b), 0)
 }
 
 func prepareStaticSelector(ctx context.Context, b *bench) (*prepared, error) {
-	return listPrepared(ctx, b, b.static.ep, call{method: http.MethodGet, path: cmPath(listNS) + selectorQuery},
+	return listPrepared(ctx, b, b.staticEP, call{method: http.MethodGet, path: cmPath(listNS) + selectorQuery},
 		selectedItems(b), 0)
 }
 

@@ -80,7 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.verify, "verify", "sample", "list responses: sample (decode one per scenario, then check status, length and framing) or all (decode every one; measures the client)")
 	fs.BoolVar(&o.idleRSS, "idle-rss", false, "only measure target 9: build cmd/node, start one member process with an empty data dir, read its VmRSS")
 	fs.DurationVar(&o.idleWait, "idle-wait", 5*time.Second, "with -idle-rss: how long the member idles before its RSS is read")
-	fs.StringVar(&o.logLevel, "log-level", "error", "members' log level (debug, info, warn, error)")
+	fs.StringVar(&o.logLevel, "log-level", "warn", "members' log level (debug, info, warn, error)")
 	fs.StringVar(&o.note, "note", "", "free text stored in the JSON (machine, purpose)")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -97,11 +97,11 @@ func prepareWatchLatency(ctx context.Context, b *bench) (*prepared, error) {
 	if err := createNamespaces(ctx, b.leader, watchNS); err != nil {
 		return nil, err
 	}
-	on := b.follower
-	if on == nil {
-		on = b.leader
-	}
 	return &prepared{warmup: true, run: func(ctx context.Context, id string, d time.Duration) ([]time.Duration, time.Duration, error) {
+		on := b.follower
+		if on == nil {
+			on = b.leader
+		}
 		rv, err := currentRV(ctx, b.leader, watchNS)
 		if err != nil {
 			return nil, 0, err

@@ -6,5 +6,8 @@
 //
 // Concurrency: a Server is safe for concurrent use; handlers share only the
 // immutable registry and the Store, whose objects are immutable. Get, list
-// and watch write stored bytes to the response without parsing them.
+// and watch write stored bytes to the response without parsing them; the
+// exceptions are answers no kubectl or client-go default asks for (YAML,
+// protobuf-only clients, see negotiate.go) and custom resources'
+// PartialObjectMetadata (partial.go).
 package api

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"slices"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -40,7 +42,7 @@ func validateRBACBinding(ref rbacv1.RoleRef, prev *rbacv1.RoleRef, subjects []rb
 	if namespaced {
 		kinds = []string{"Role", "ClusterRole"}
 	}
-	if !contains(kinds, ref.Kind) {
+	if !slices.Contains(kinds, ref.Kind) {
 		errs = append(errs, field.NotSupported(refPath.Child("kind"), ref.Kind, kinds))
 	}
 	if ref.Name == "" {
@@ -77,13 +79,4 @@ func validateRBACBinding(ref rbacv1.RoleRef, prev *rbacv1.RoleRef, subjects []rb
 		errs = append(errs, field.Invalid(refPath, struct{ APIGroup, Kind, Name string }(ref), "field is immutable"))
 	}
 	return errs
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }

@@ -197,12 +197,9 @@ func TestControllerRuntimeLeaderElection(t *testing.T) {
 			})
 			b := startManager(t, c, 1, "manager-b", tc.release)
 
-			// The test's own writes retry through a Raft election (503): a
-			// -race run on a small machine can miss a heartbeat.
-			retryWrite(t, "create before", func(ctx context.Context) error {
-				_, err := c.Clientset(2).CoreV1().ConfigMaps(ctrlNS).Create(ctx, labelled("before", "one"), metav1.CreateOptions{})
-				return err
-			})
+			if _, err := c.Clientset(2).CoreV1().ConfigMaps(ctrlNS).Create(ctx, labelled("before", "one"), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
 			if by := reconciledBy(t, c, 2, "before", "one"); by != "manager-a" {
 				t.Errorf("before: reconciled by %q, want the leader manager-a", by)
 			}
@@ -255,10 +252,9 @@ func TestControllerRuntimeLeaderElection(t *testing.T) {
 				return nil
 			})
 
-			retryWrite(t, "create after", func(ctx context.Context) error {
-				_, err := c.Clientset(0).CoreV1().ConfigMaps(ctrlNS).Create(ctx, labelled("after", "two"), metav1.CreateOptions{})
-				return err
-			})
+			if _, err := c.Clientset(0).CoreV1().ConfigMaps(ctrlNS).Create(ctx, labelled("after", "two"), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
 			if by := reconciledBy(t, c, 2, "after", "two"); by != "manager-b" {
 				t.Errorf("after: reconciled by %q, want the new leader manager-b", by)
 			}

@@ -81,7 +81,9 @@ func dynamicClients(t *testing.T, c *membertest.Cluster) []*dynamic.DynamicClien
 	t.Helper()
 	var out []*dynamic.DynamicClient
 	for i := range c.N() {
-		d, err := dynamic.NewForConfig(c.RESTConfig(i))
+		cfg := c.RESTConfig(i)
+		cfg.WrapTransport = membertest.RetryUnavailable // a Raft election is not what this test is about
+		d, err := dynamic.NewForConfig(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

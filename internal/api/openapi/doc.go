@@ -4,7 +4,9 @@
 // kube-apiserver's, so that kubectl can explain fields, detect server-side
 // field validation (the fieldValidation query parameter of POST, PUT and
 // PATCH) and send strategic merge patches (the PATCH request content
-// types, the x-kubernetes-patch-* extensions).
+// types, the x-kubernetes-patch-* extensions). /openapi/v2 is the same
+// schemas converted to one Swagger 2.0 document (v2.go), in JSON or
+// gnostic's protobuf, for the clients that still read v2.
 //
 // It owns the generation of those documents. Schemas come from reflection
 // over the k8s.io/api Go types: json tags (omitempty decides required),

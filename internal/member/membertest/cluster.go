@@ -137,9 +137,12 @@ func (c *Cluster) RESTConfig(i int) *rest.Config {
 	return &rest.Config{Host: c.URL(i), BearerToken: c.token, Transport: c.transps[i], QPS: -1}
 }
 
-// Clientset returns a typed client for member i.
+// Clientset returns a typed client for member i for the test's own
+// requests: it retries requests answered 503 (see RetryUnavailable).
 func (c *Cluster) Clientset(i int) *kubernetes.Clientset {
-	cs, err := kubernetes.NewForConfig(c.RESTConfig(i))
+	cfg := c.RESTConfig(i)
+	cfg.WrapTransport = RetryUnavailable
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		c.t.Fatal(err)
 	}
