@@ -32,6 +32,7 @@ type cellsFunc func(o *object, w *rowWriter)
 // printers is the registry, keyed by group-qualified plural. It is built at
 // package initialisation and never written afterwards.
 var printers = map[string]*Printer{
+	"customresourcedefinitions.apiextensions.k8s.io": newPrinter(crdColumns, crdCells),
 	"namespaces":                 newPrinter(namespaceColumns, namespaceCells),
 	"configmaps":                 newPrinter(configMapColumns, configMapCells),
 	"secrets":                    newPrinter(secretColumns, secretCells),

@@ -87,6 +87,7 @@ func TestGolden(t *testing.T) {
 		{"rolebindings.rbac.authorization.k8s.io", "objects/rolebinding-get.json", "objects/rolebinding-table.json", "golden-rb"},
 		{"clusterroles.rbac.authorization.k8s.io", "objects/clusterrole-get.json", "objects/clusterrole-table.json", "golden-clusterrole"},
 		{"clusterrolebindings.rbac.authorization.k8s.io", "objects/clusterrolebinding-get.json", "objects/clusterrolebinding-table.json", "golden-crb"},
+		{"customresourcedefinitions.apiextensions.k8s.io", "objects/crd-get.json", "objects/crd-table.json", "widgets.golden.example.com"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.resource, func(t *testing.T) {
