@@ -178,3 +178,23 @@ func (r *resource) printer() *table.Printer {
 	}
 	return table.Lookup(r.storeKey())
 }
+
+// served returns the bytes of a stored object of r as r serves them: a
+// custom resource written through another version of its CRD is stored
+// with that version's apiVersion; conversion is None, so only apiVersion
+// changes (its bytes lead a custom resource: keys are sorted). Built-in
+// kinds' bytes are returned as they are.
+func (r *resource) served(raw []byte) []byte {
+	const lead = `{"apiVersion":"`
+	if !r.Custom || !bytes.HasPrefix(raw, []byte(lead)) {
+		return raw
+	}
+	end := bytes.IndexByte(raw[len(lead):], '"')
+	want := r.groupVersion()
+	if end < 0 || string(raw[len(lead):len(lead)+end]) == want {
+		return raw
+	}
+	out := make([]byte, 0, len(raw)+len(want))
+	out = append(append(append(out, lead...), want...), raw[len(lead)+end:]...)
+	return out
+}

@@ -88,7 +88,7 @@ func deletedList(res *resource, rev uint64, items []*kv.Object) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = listItem(b, obj)
+		b = listItem(b, obj, res)
 	}
 	return append(b, tail...)
 }

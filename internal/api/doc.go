@@ -2,12 +2,19 @@
 // get/list/watch/create/update/delete, Tables, admission (names, defaults,
 // uid and timestamps), bearer-token authentication, write forwarding to the
 // leader and Kubernetes Status errors. Discovery, OpenAPI and the Table
-// printers live in its subpackages.
+// printers live in its subpackages. The write path (write.go) covers
+// patches of every type and server-side apply with managedFields
+// (fieldmanager.go, apply.go), the status, scale, binding and finalize
+// subresources, deletion with finalizers, graceful pod deletion and
+// namespace termination (finalize.go, namespace.go).
 //
 // Concurrency: a Server is safe for concurrent use; handlers share only the
 // immutable registry and the Store, whose objects are immutable. Get, list
 // and watch write stored bytes to the response without parsing them; the
 // exceptions are answers no kubectl or client-go default asks for (YAML,
 // protobuf-only clients, see negotiate.go) and custom resources'
-// PartialObjectMetadata (partial.go).
+// PartialObjectMetadata (partial.go). Writes parse and re-encode (on the
+// leader only). Run is the one goroutine a Server needs besides its
+// handlers: the leader's deletion loop (reaper.go); its owner starts it and
+// waits for it to return before closing the store.
 package api

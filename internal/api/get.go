@@ -37,7 +37,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, q *request) error {
 	}
 	buf := getBuf()
 	defer putBuf(buf)
-	body := obj.Raw
+	body := q.res.served(obj.Raw)
 	switch out.shape {
 	case shapeTable:
 		b := tw.appendHeader((*buf)[:0], rev, "", 0, true)
@@ -64,10 +64,10 @@ func parseRV(rv string) (string, error) {
 
 // listItem appends obj in list-item form: built-in kinds' items carry no
 // kind/apiVersion.
-func listItem(dst []byte, obj *kv.Object) []byte {
+func listItem(dst []byte, obj *kv.Object, res *resource) []byte {
 	if obj.BodyStart > 0 {
 		dst = append(dst, '{')
 		return append(dst, obj.Raw[obj.BodyStart:]...)
 	}
-	return append(dst, obj.Raw...)
+	return append(dst, res.served(obj.Raw)...)
 }

@@ -86,7 +86,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 			if n > 0 {
 				items = append(items, ',')
 			}
-			items = listItem(items, obj)
+			items = listItem(items, obj, q.res)
 		}
 		n++
 		last = obj

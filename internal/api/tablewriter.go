@@ -18,11 +18,11 @@ import (
 // request time instead.
 type tableWriter struct {
 	printer    *table.Printer
-	live       bool   // cells are computed now (custom resources), not at apply time
 	custom     bool   // cells come from printer.Cells at request time
 	apiVersion string // meta.k8s.io/v1 or meta.k8s.io/v1beta1
 	include    string // Metadata (default), Object or None
 	now        time.Time
+	res        *resource
 }
 
 // newTableWriter validates the Table options (includeObject) as kube
@@ -38,7 +38,7 @@ func (s *Server) newTableWriter(q *request, out output, r *http.Request) (*table
 			inc, "must be 'Metadata', 'Object', 'None', or empty").Error())
 	}
 	tw := &tableWriter{printer: q.res.Printer, custom: q.res.Printer != nil, apiVersion: out.metaAPIVersion(),
-		include: inc, now: s.cfg.Now()}
+		include: inc, now: s.cfg.Now(), res: q.res}
 	if tw.printer == nil {
 		tw.printer = table.Lookup(q.res.storeKey())
 	}
@@ -75,7 +75,7 @@ func (t *tableWriter) appendRow(b []byte, obj *kv.Object, comma bool) []byte {
 	case "None":
 		b = append(b, "null"...)
 	case "Object":
-		b = append(b, obj.Raw...)
+		b = append(b, t.res.served(obj.Raw)...)
 	default:
 		b = appendPartial(b, obj, t.apiVersion)
 	}

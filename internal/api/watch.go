@@ -363,7 +363,7 @@ func (ww *watchWriter) appendObject(b []byte, obj *kv.Object, tw *tableWriter) [
 	case ww.out.shape == shapePartial:
 		return appendPartial(b, obj, ww.out.metaAPIVersion())
 	}
-	return append(b, obj.Raw...)
+	return append(b, ww.q.res.served(obj.Raw)...)
 }
 
 // bookmark sends a BOOKMARK at revision rev; initialEnd marks the end of a

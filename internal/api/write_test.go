@@ -16,12 +16,12 @@ import (
 
 func TestPrefixFromUserAgent(t *testing.T) {
 	for ua, want := range map[string]string{
-		"golden-curl/1.0":                           "golden-curl",
+		"golden-curl/1.0": "golden-curl",
 		"kubectl/v1.32.0 (linux/amd64) kubernetes/x": "kubectl",
-		"curl":                                      "curl",
-		"":                                          "",
-		"bad\x01agent/1":                            "badagent",
-		strings.Repeat("a", 200):                    strings.Repeat("a", 128),
+		"curl":                   "curl",
+		"":                       "",
+		"bad\x01agent/1":         "badagent",
+		strings.Repeat("a", 200): strings.Repeat("a", 128),
 	} {
 		if got := prefixFromUserAgent(ua); got != want {
 			t.Errorf("prefixFromUserAgent(%q) = %q, want %q", ua, got, want)

@@ -1,6 +1,10 @@
 package member
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // A CRD is served on the member as soon as it is created; its custom
 // resources are stored and served like kube's apiextensions server does
@@ -24,4 +28,50 @@ func TestConformanceCRD(t *testing.T) {
 	g.run(t, exchange{golden: "tables/widgets-table-includeObject-Object.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "errors/404-get-missing-widget.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "delete/widget-delete.json"}, cmpOpts{})
+}
+
+// A CRD with two served versions (conversion None) serves every object
+// through both, each answer with the requested apiVersion; the schema of
+// the version written through prunes unknown fields and applies defaults;
+// deleting the CRD deletes its objects.
+func TestCRDVersionsSchemaAndDeletion(t *testing.T) {
+	g := newGoldenClient(t, nil)
+	g.setup(t, exchange{golden: "objects/namespace-post.json"})
+	const crd = `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+	 "metadata":{"name":"gadgets.example.com"},
+	 "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"gadgets","kind":"Gadget"},
+	  "versions":[
+	   {"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
+	     "spec":{"type":"object","properties":{"size":{"type":"integer","default":5,"maximum":10},"color":{"type":"string"}}}}}}},
+	   {"name":"v2","served":true,"storage":false,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+	g.mustDo(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+	base := "/apis/example.com/%s/namespaces/golden/gadgets"
+	created := string(g.mustDo(t, "POST", fmt.Sprintf(base, "v1"),
+		`{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"color":"red","junk":true}}`))
+	if !strings.Contains(created, `"spec":{"color":"red","size":5}`) {
+		t.Errorf("v1 create: want junk pruned and size defaulted, got %s", created)
+	}
+	for _, v := range []string{"v1", "v2"} {
+		got := string(g.mustDo(t, "GET", fmt.Sprintf(base, v)+"/g1", ""))
+		if !strings.HasPrefix(got, `{"apiVersion":"example.com/`+v+`","kind":"Gadget",`) {
+			t.Errorf("GET through %s: %s", v, got)
+		}
+		list := string(g.mustDo(t, "GET", fmt.Sprintf(base, v), ""))
+		if !strings.Contains(list, `"items":[{"apiVersion":"example.com/`+v+`"`) {
+			t.Errorf("LIST through %s: %s", v, list)
+		}
+	}
+	if code, b := g.do(t, "POST", fmt.Sprintf(base, "v1"),
+		`{"apiVersion":"example.com/v1","kind":"Gadget","metadata":{"name":"g2"},"spec":{"size":11}}`); code != 422 ||
+		!strings.Contains(string(b), `"reason":"Invalid"`) || !strings.Contains(string(b), "spec.size") {
+		t.Errorf("schema violation: want 422 Invalid on spec.size, got %d %s", code, b)
+	}
+	g.mustDo(t, "DELETE", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.example.com", "")
+	if code, _ := g.do(t, "GET", fmt.Sprintf(base, "v1")+"/g1", ""); code != 404 {
+		t.Errorf("after the CRD is deleted its objects must be gone: GET answered %d", code)
+	}
+	g.mustDo(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+	if list := string(g.mustDo(t, "GET", fmt.Sprintf(base, "v1"), "")); strings.Contains(list, `"name":"g1"`) {
+		t.Errorf("a re-created CRD must start empty: %s", list)
+	}
 }
