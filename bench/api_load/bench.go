@@ -36,7 +36,7 @@ type bench struct {
 // everything it started, whatever happens.
 func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 	fmt.Fprintf(b.stderr, "starting %d members under %s\n", b.opts.members, b.tmp)
-	if b.cl, err = startCluster(ctx, filepath.Join(b.tmp, "cluster"), b.opts.members, b.opts.clients, b.opts.timeout, b.log); err != nil {
+	if b.cl, err = startCluster(ctx, filepath.Join(b.tmp, "cluster"), b.opts.members, b.opts.clients, b.opts.timeout, b.opts.raftScale, b.log); err != nil {
 		return err
 	}
 	defer func() {

@@ -29,7 +29,10 @@ type cluster struct {
 // bootstraps, the others join it. It returns once every member is in the
 // Raft configuration and answers with the default namespace. On error it
 // closes what it started.
-func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Duration, log *slog.Logger) (_ *cluster, err error) {
+//
+// raftScale multiplies the members' Raft heartbeat, election and leader
+// lease timeouts (-raft-timeout-scale).
+func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Duration, raftScale int, log *slog.Logger) (_ *cluster, err error) {
 	c := &cluster{}
 	defer func() {
 		if err != nil {
@@ -43,6 +46,10 @@ func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Du
 		cfg.APIAddr = "127.0.0.1:0"
 		cfg.Store.RaftAddr = "127.0.0.1:0"
 		cfg.Logger = log
+		st := &cfg.Store
+		st.HeartbeatTimeout *= time.Duration(raftScale)
+		st.ElectionTimeout *= time.Duration(raftScale)
+		st.LeaderLeaseTimeout *= time.Duration(raftScale)
 		if i > 0 {
 			cfg.Join, cfg.JoinToken = c.members[0].URL(), c.token
 		}

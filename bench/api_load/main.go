@@ -54,6 +54,7 @@ func main() {
 // options are the flags.
 type options struct {
 	members, clients, objects, runs, watchers int
+	raftScale                                 int
 	duration, warmup, idleWait, timeout       time.Duration
 	scenario, cpuprofile, jsonOut, verify     string
 	logLevel, note                            string
@@ -80,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.verify, "verify", "sample", "list responses: sample (decode one per scenario, then check status, length and framing) or all (decode every one; measures the client)")
 	fs.BoolVar(&o.idleRSS, "idle-rss", false, "only measure target 9: build cmd/node, start one member process with an empty data dir, read its VmRSS")
 	fs.DurationVar(&o.idleWait, "idle-wait", 5*time.Second, "with -idle-rss: how long the member idles before its RSS is read")
+	fs.IntVar(&o.raftScale, "raft-timeout-scale", 4, "multiply the members' Raft heartbeat, election and lease timeouts (1: node's defaults; see bench/README.md)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "members' log level (debug, info, warn, error)")
 	fs.StringVar(&o.note, "note", "", "free text stored in the JSON (machine, purpose)")
 	if err := fs.Parse(args); err != nil {
@@ -90,8 +92,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.members != 1 && o.members != 3 && o.members != 5:
 		return o, fmt.Errorf("-members %d: want 1, 3 or 5", o.members)
-	case o.clients < 1 || o.runs < 1 || o.watchers < 1:
-		return o, errors.New("-clients, -runs and -watchers must be positive")
+	case o.clients < 1 || o.runs < 1 || o.watchers < 1 || o.raftScale < 1:
+		return o, errors.New("-clients, -runs, -watchers and -raft-timeout-scale must be positive")
 	case o.objects < groups:
 		return o, fmt.Errorf("-objects must be at least %d (the selector matches 1/%d)", groups, groups)
 	case o.duration <= 0:

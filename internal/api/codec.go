@@ -102,15 +102,13 @@ func (s *Server) decodeWith(res *resource, dec runtime.Decoder, body []byte, fv 
 	if got != nil && *got != want {
 		return nil, wrongKind(got, res)
 	}
-	if err != nil { // strict decoding error: unknown or duplicate fields
-		switch fv {
-		case validateStrict:
-			return nil, badRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
-		case validateWarn:
-			for _, e := range err.(interface{ Errors() []error }).Errors() {
-				ws.add(e.Error())
-			}
-		}
+	var strictErrs []error // unknown or duplicate fields
+	if strict, ok := runtime.AsStrictDecodingError(err); ok {
+		strictErrs = strict.Errors()
+	}
+	strictErrs = append(strictErrs, res.unknownFieldErrors(obj)...)
+	if err := strictOutcome(strictErrs, fv, ws); err != nil {
+		return nil, badRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
 	}
 	obj.GetObjectKind().SetGroupVersionKind(want)
 	return obj, nil

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -42,6 +43,14 @@ func withSchema(r *resource, v *apiextv1.CustomResourceDefinitionVersion) error 
 	}
 	validator := validate.NewSchemaValidator(&sch, nil, "", strfmt.Default)
 	r.Schema = &sch
+	r.UnknownFields = func(obj runtime.Object) []string {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return nil
+		}
+		return pruning.PruneWithOptions(runtime.DeepCopyJSON(u.Object), st, true,
+			structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	}
 	r.Normalize = func(obj runtime.Object) {
 		if u, ok := obj.(*unstructured.Unstructured); ok {
 			pruning.Prune(u.Object, st, true)
@@ -122,4 +131,18 @@ func enumStrings(vals []any) []string {
 		out = append(out, string(b))
 	}
 	return out
+}
+
+// unknownFieldErrors reports the fields of obj that r's schema does not
+// declare (custom resources), worded like the decoder's strict errors, so
+// that fieldValidation treats them alike.
+func (r *resource) unknownFieldErrors(obj runtime.Object) []error {
+	if r.UnknownFields == nil {
+		return nil
+	}
+	var errs []error
+	for _, p := range r.UnknownFields(obj) {
+		errs = append(errs, fmt.Errorf("unknown field %q", p))
+	}
+	return errs
 }

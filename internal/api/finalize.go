@@ -141,7 +141,7 @@ func (s *Server) deleteOnce(ctx context.Context, q *request, opts *metav1.Delete
 			if err != nil {
 				return nil, err
 			}
-			if pendingFinalizers || *opts.GracePeriodSeconds > 0 {
+			if pendingFinalizers || graceful && *opts.GracePeriodSeconds > 0 {
 				if graceful && len(opts.DryRun) == 0 {
 					s.reaper().schedule(q.key(), cur.UID, m.GetDeletionTimestamp().Time)
 				}

@@ -178,6 +178,7 @@ func (s *Server) decodePatched(row *resource, patched []byte, strictErrs []error
 		strict, _ := runtime.AsStrictDecodingError(err)
 		strictErrs = append(strictErrs, strict.Errors()...)
 	}
+	strictErrs = append(strictErrs, row.unknownFieldErrors(obj)...)
 	if err := strictOutcome(strictErrs, fv, ws); err != nil {
 		return nil, patchInvalid(string(patched), err)
 	}
@@ -214,6 +215,7 @@ func (s *Server) strategicPatched(row *resource, old runtime.Object, patch []byt
 		}
 		strictErrs = append(strictErrs, strict.Errors()...)
 	}
+	strictErrs = append(strictErrs, row.unknownFieldErrors(obj)...)
 	if err := strictOutcome(strictErrs, fv, ws); err != nil {
 		return nil, patchInvalid(fmt.Sprintf("%+v", pm), err)
 	}

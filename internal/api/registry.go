@@ -64,6 +64,9 @@ type resource struct {
 	// Review, when set, makes the resource an access review: created, never
 	// stored, answered by filling in its status.
 	Review func(obj runtime.Object)
+	// UnknownFields lists the fields of an object its schema does not
+	// declare (custom resources; pruned by Normalize). Optional.
+	UnknownFields func(obj runtime.Object) []string
 	// Custom marks a custom resource (served from a CRD); Schema is its
 	// OpenAPI schema and ListKind its list kind.
 	Custom   bool

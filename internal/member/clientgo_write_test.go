@@ -14,16 +14,20 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 )
 
 // The write path through client-go, on a 3-member cluster with every
@@ -395,4 +399,111 @@ func TestClientGoWriteOptions(t *testing.T) {
 	if cur.UID == "" {
 		t.Error("no uid")
 	}
+}
+
+const gadgetCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.writes.litek8s.io
+spec:
+  group: writes.litek8s.io
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer}
+              color: {type: string}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+              selector: {type: string}
+`
+
+// Custom resources through the write path: status and scale
+// subresources, generation, server-side apply and finalizers work on
+// unstructured objects as on built-in ones.
+func TestClientGoCustomResourceWrites(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	cfg := c.restConfig(c.follower())
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := followerClient(t, c)
+	ctx := t.Context()
+	createNamespace(t, cs, "cr")
+	crds := dc.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	if _, err := crds.Create(ctx, unstructuredOf(t, gadgetCRD), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	gadgets := dc.Resource(schema.GroupVersionResource{Group: "writes.litek8s.io", Version: "v1", Resource: "gadgets"}).Namespace("cr")
+	g := unstructuredOf(t, `{"apiVersion":"writes.litek8s.io/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"replicas":1,"color":"red"},"status":{"replicas":7}}`)
+	var got *unstructured.Unstructured
+	eventually(t, 10*time.Second, func() error { // served once the CRD is applied
+		got, err = gadgets.Create(ctx, g, metav1.CreateOptions{FieldManager: "maker"})
+		return err
+	})
+	if _, ok := got.Object["status"]; ok || got.GetGeneration() != 1 || len(got.GetManagedFields()) != 1 {
+		t.Fatalf("create: status kept or no managedFields: %v", got.Object)
+	}
+	// Status: only status changes, no generation bump.
+	got.Object["status"] = map[string]any{"replicas": int64(1), "selector": "app=g"}
+	got.Object["spec"].(map[string]any)["color"] = "ignored"
+	got, err = gadgets.UpdateStatus(ctx, got, metav1.UpdateOptions{FieldManager: "ctrl"})
+	if err != nil || got.GetGeneration() != 1 || got.Object["spec"].(map[string]any)["color"] != "red" {
+		t.Fatalf("status update: %v %v", got, err)
+	}
+	// Scale.
+	sc := &unstructured.Unstructured{}
+	if err := cs.RESTClient().Get().AbsPath("/apis/writes.litek8s.io/v1/namespaces/cr/gadgets/g/scale").Do(ctx).Into(sc); err != nil {
+		t.Fatal(err)
+	}
+	if r, _, _ := unstructured.NestedInt64(sc.Object, "spec", "replicas"); r != 1 || sc.Object["status"].(map[string]any)["selector"] != "app=g" {
+		t.Errorf("scale: %v", sc.Object)
+	}
+	if _, err := gadgets.Patch(ctx, "g", types.MergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{FieldManager: "scaler"}, "scale"); err != nil {
+		t.Fatal(err)
+	}
+	got, err = gadgets.Get(ctx, "g", metav1.GetOptions{})
+	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); err != nil || r != 3 || got.GetGeneration() != 2 {
+		t.Fatalf("after scale: %v %v", got, err)
+	}
+	// Apply by another manager of a field "maker" set: conflict.
+	ap := []byte(`{"apiVersion":"writes.litek8s.io/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"color":"blue"}}`)
+	_, err = gadgets.Patch(ctx, "g", types.ApplyPatchType, ap, metav1.PatchOptions{FieldManager: "applier"})
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `conflict with "maker" using writes.litek8s.io/v1: .spec.color`) {
+		t.Errorf("apply: %v", err)
+	}
+	if got, err = gadgets.Patch(ctx, "g", types.ApplyPatchType, ap, metav1.PatchOptions{FieldManager: "applier", Force: ptr.To(true)}); err != nil ||
+		got.Object["spec"].(map[string]any)["color"] != "blue" || got.GetGeneration() != 3 {
+		t.Fatalf("forced apply: %v %v", got, err)
+	}
+	// Strategic merge patches are refused for custom resources.
+	_, err = gadgets.Patch(ctx, "g", types.StrategicMergePatchType, []byte(`{}`), metav1.PatchOptions{})
+	if !apierrors.IsUnsupportedMediaType(err) {
+		t.Errorf("strategic merge patch: %v", err)
+	}
+}
+
+func unstructuredOf(t *testing.T, doc string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -3,7 +3,7 @@
 // dynamic client, a controller-runtime manager with Lease leader election,
 // and the Helm v3 CLI (built by the test) on a chart in testdata/.
 //
-// The package has no non-test code. Tests that need a server feature that
-// is not served yet skip with "needs <feature> (issue 3)" after checking
-// discovery, so they run as soon as the feature lands.
+// The package has no non-test code. A test that needs a kind or
+// subresource first checks discovery and fails with "needs <feature>
+// (issue 3)" when it is not served.
 package clients

@@ -107,7 +107,7 @@ func TestDynamicClientRoundTrip(t *testing.T) {
 			mustUnstructured(t, deploymentObj), "spec", "replicas", int64(3))
 	})
 	t.Run("custom-resource", func(t *testing.T) {
-		skipUnlessServed(t, cs.Discovery(), "apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinitions")
+		requireServed(t, cs.Discovery(), "apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinitions")
 		ctx := t.Context()
 		crd, err := dyn[0].Resource(crdGVR).Create(ctx, mustUnstructured(t, widgetCRD), metav1.CreateOptions{})
 		if err != nil {
@@ -126,12 +126,29 @@ func TestDynamicClientRoundTrip(t *testing.T) {
 		}
 		for i := range c.N() {
 			membertest.Eventually(t, 30*time.Second, func() error {
+				if _, err := dyn[i].Resource(crdGVR).Get(ctx, crd.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					return fmt.Errorf("member %d: get the deleted CRD: %v, want 404", i, err)
+				}
 				_, err := dyn[i].Resource(gvr).Namespace("dynamic").List(ctx, metav1.ListOptions{})
 				if !apierrors.IsNotFound(err) {
 					return fmt.Errorf("member %d: list widgets after the CRD is deleted: %v, want 404", i, err)
 				}
 				return nil
 			})
+		}
+		// Created again, the CRD starts empty: its objects went with it.
+		if _, err := dyn[0].Resource(crdGVR).Create(ctx, mustUnstructured(t, widgetCRD), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create the CRD again: %v", err)
+		}
+		waitCRDServed(t, c, crd.GetName(), "clients.litek8s.io/v1", "widgets")
+		for i := range c.N() {
+			l, err := dyn[i].Resource(gvr).Namespace("").List(ctx, metav1.ListOptions{})
+			switch {
+			case err != nil:
+				t.Errorf("member %d: list widgets after the CRD was created again: %v", i, err)
+			case len(l.Items) != 0:
+				t.Errorf("member %d: %d widgets outlived their CRD, e.g. %s/%s", i, len(l.Items), l.Items[0].GetNamespace(), l.Items[0].GetName())
+			}
 		}
 	})
 	c.SameObjects(t.Context(), "/api/v1/namespaces")

@@ -2,11 +2,9 @@ package clients
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -21,9 +19,10 @@ import (
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
-// skipUnlessServed skips the test when the member does not serve resource
-// in groupVersion, quoting the discovery answer.
-func skipUnlessServed(t *testing.T, d discovery.DiscoveryInterface, groupVersion, resource, feature string) {
+// requireServed fails the test at once, quoting discovery, when the
+// member does not serve resource in groupVersion: the rest of the test
+// would only fail in less obvious ways.
+func requireServed(t *testing.T, d discovery.DiscoveryInterface, groupVersion, resource, feature string) {
 	t.Helper()
 	path := "/apis/" + groupVersion
 	if !strings.Contains(groupVersion, "/") {
@@ -31,26 +30,23 @@ func skipUnlessServed(t *testing.T, d discovery.DiscoveryInterface, groupVersion
 	}
 	l, err := d.ServerResourcesForGroupVersion(groupVersion)
 	if err != nil {
-		if apierrors.IsNotFound(err) {
-			t.Skipf("needs %s (issue 3): GET %s answers 404 NotFound (%v)", feature, path, err)
-		}
-		t.Fatalf("discovery of %s: %v", groupVersion, err)
+		t.Fatalf("needs %s (issue 3): GET %s: %v", feature, path, err)
 	}
 	for _, r := range l.APIResources {
 		if r.Name == resource {
 			return
 		}
 	}
-	t.Skipf("needs %s (issue 3): GET %s does not list %q", feature, path, resource)
+	t.Fatalf("needs %s (issue 3): GET %s does not list %q", feature, path, resource)
 }
 
 // createNamespace creates a namespace.
 func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
 	t.Helper()
-	retryWrite(t, "create namespace "+name, func(ctx context.Context) error {
-		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
-		return err
-	})
+	_, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create namespace %s: %v", name, err)
+	}
 }
 
 // retryWrite retries a write while the cluster elects a leader or a member
@@ -135,35 +131,4 @@ func isWatchList(r loggedRequest) bool {
 
 func isList(r loggedRequest) bool {
 	return r.Method == http.MethodGet && r.URL.Query().Get("watch") == ""
-}
-
-var errNotYet = errors.New("not yet")
-
-// gaps collects differences from kube that a server feature still to come
-// explains, so that a long scenario keeps checking everything else and
-// then skips, naming each gap, instead of failing. Any real failure
-// reported meanwhile still fails the test.
-type gaps struct {
-	mu   sync.Mutex // protects list
-	list []string
-}
-
-func (g *gaps) add(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	t.Logf("known gap: %s", msg)
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !slices.Contains(g.list, msg) {
-		g.list = append(g.list, msg)
-	}
-}
-
-func (g *gaps) skipIfAny(t *testing.T) {
-	t.Helper()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.list) > 0 {
-		t.Skipf("needs (issue 3):\n%s", strings.Join(g.list, "\n"))
-	}
 }

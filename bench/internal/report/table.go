@@ -24,10 +24,11 @@ func FormatMs(v float64) string {
 }
 
 // Table is rows of cells printed either aligned for a terminal or as a
-// Markdown table.
+// Markdown table, then its notes, one a line.
 type Table struct {
 	Header []string
 	Rows   [][]string
+	Notes  []string
 }
 
 // Write prints t.
@@ -44,6 +45,9 @@ func (t *Table) Write(w io.Writer, markdown bool) error {
 		for _, r := range t.Rows {
 			b.WriteString(line(r))
 		}
+		for _, n := range t.Notes {
+			b.WriteString("\n" + n + "\n")
+		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -51,7 +55,15 @@ func (t *Table) Write(w io.Writer, markdown bool) error {
 	for _, r := range append([][]string{t.Header}, t.Rows...) {
 		fmt.Fprint(tw, strings.Join(r, "\t")+"\t\n")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, n := range t.Notes {
+		if _, err := fmt.Fprintln(w, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ScenarioTable is the scenario, ops/s, p50, p90, p99 table of r.
@@ -59,7 +71,8 @@ func ScenarioTable(r *Report) *Table {
 	t := &Table{Header: []string{"scenario", "ops/s", "p50 ms", "p90 ms", "p99 ms"}}
 	for _, s := range r.Scenarios {
 		if s.Skipped != "" {
-			t.Rows = append(t.Rows, []string{s.Name, "skipped: " + s.Skipped, "", "", ""})
+			t.Rows = append(t.Rows, []string{s.Name, "skipped", "", "", ""})
+			t.Notes = append(t.Notes, s.Name+" skipped: "+s.Skipped)
 			continue
 		}
 		t.Rows = append(t.Rows, []string{s.Name, FormatOps(s.OpsPerSec), FormatMs(s.P50Ms), FormatMs(s.P90Ms), FormatMs(s.P99Ms)})

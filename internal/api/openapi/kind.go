@@ -1,8 +1,8 @@
 package openapi
 
 import (
-	"k8s.io/kube-openapi/pkg/validation/spec"
 	"fmt"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 	"reflect"
 	"slices"
 

@@ -57,9 +57,10 @@ func StartCluster(t testing.TB, n int, opts ...Option) *Cluster {
 		cfg.APIAddr = "127.0.0.1:0"
 		cfg.Store.RaftAddr = "127.0.0.1:0"
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-		cfg.Store.HeartbeatTimeout = 150 * time.Millisecond
-		cfg.Store.ElectionTimeout = 150 * time.Millisecond
-		cfg.Store.LeaderLeaseTimeout = 100 * time.Millisecond
+		// Raft keeps the timings of a real deployment (an election in about
+		// a second): these tests run real clients, which do not retry a 503
+		// during an election, on small machines under -race, where the
+		// 100 ms leader lease of the Raft tests is missed under load.
 		cfg.Store.CommitTimeout = 5 * time.Millisecond
 		cfg.Store.SnapshotInterval = time.Hour // snapshots only when a test asks
 		for _, o := range opts {
