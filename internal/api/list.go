@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -43,24 +44,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	if err := s.atLeast(r.Context(), min); err != nil {
 		return err
 	}
-	l, err := s.store.List(r.Context(), q.res.storeKey(), q.namespace, p.rv == "" && p.cont == nil)
+	l, err := s.listFor(r, q, p, min)
 	if err != nil {
-		return availabilityErr(err)
+		return err
 	}
 	rev, after := l.Rev, ""
-	if p.exact && p.cont == nil {
-		// The view is the state at the requested revision when the
-		// resource has not changed since.
-		if l.ModRev > min {
-			return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
-		}
-		rev = min
-	}
 	if p.cont != nil {
-		if l.ModRev > p.cont.RV {
-			return apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
-		}
-		rev, after = p.cont.RV, p.cont.Start
+		after = p.cont.Start
 	}
 	buf := getBuf()
 	defer putBuf(buf)
@@ -153,6 +143,26 @@ func appendCustomListParts(b []byte, res *resource, rev uint64, cont string, rem
 	t = append(t, `,"resourceVersion":"`...)
 	t = strconv.AppendUint(t, rev, 10)
 	return head, append(t, "\"}}\n"...)
+}
+
+// listFor returns the view a list is served from: the current state
+// (consistent unless a resourceVersion was given), or the state at the
+// revision of a continue token or an exact resourceVersion, which this
+// member keeps for a while after a reader took it (410 when it no longer
+// does).
+func (s *Server) listFor(r *http.Request, q *request, p *listParams, min uint64) (*kv.List, error) {
+	if p.cont == nil && !p.exact {
+		l, err := s.store.List(r.Context(), q.res.storeKey(), q.namespace, p.rv == "")
+		return l, availabilityErr(err)
+	}
+	l, err := s.store.ListAt(r.Context(), q.res.storeKey(), q.namespace, min)
+	switch {
+	case errors.Is(err, kv.ErrExpired) && p.cont != nil:
+		return nil, apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+	case errors.Is(err, kv.ErrExpired):
+		return nil, apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+	}
+	return l, availabilityErr(err)
 }
 
 type listParams struct {

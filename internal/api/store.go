@@ -12,6 +12,9 @@ type Store interface {
 	Get(ctx context.Context, k kv.Key, consistent bool) (*kv.Object, uint64, error)
 	// List returns an immutable view of a resource in a namespace ("" = all).
 	List(ctx context.Context, resource, namespace string, consistent bool) (*kv.List, error)
+	// ListAt returns the state at revision rev (kv.ErrExpired when no
+	// longer kept): continue tokens and exact resourceVersions.
+	ListAt(ctx context.Context, resource, namespace string, rev uint64) (*kv.List, error)
 	// Watch streams changes after rev; kv.ErrExpired when rev is too old.
 	Watch(resource, namespace string, rev uint64) (kv.Watcher, error)
 	// Propose replicates a write (leader only) and returns the stored object.

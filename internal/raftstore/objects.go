@@ -27,6 +27,33 @@ type table struct {
 	view *btree.BTreeG[*kv.Object]
 	// modRev is the revision of the last change to the table.
 	modRev uint64
+	// past are earlier views that readers took, newest last, each with the
+	// revisions it was the state of: paginated lists continue from them.
+	past []pastView
+}
+
+// pastView is a view of a table that was current for revisions [from, to).
+type pastView struct {
+	tree     *btree.BTreeG[*kv.Object]
+	from, to uint64
+}
+
+// maxPastViews bounds the earlier views kept per resource. A view shares
+// all unchanged B-tree nodes with its successors, so keeping one costs
+// only what changed since.
+const maxPastViews = 16
+
+// retire moves the current view (if a reader took one) into past before
+// the change at rev. Caller must hold the FSM's mu.
+func (t *table) retire(rev uint64) {
+	if t.view == nil {
+		return
+	}
+	if len(t.past) == maxPastViews {
+		t.past = append(t.past[:0], t.past[1:]...)
+	}
+	t.past = append(t.past, pastView{tree: t.view, from: t.modRev, to: rev})
+	t.view = nil
 }
 
 func newTable() *table { return &table{tree: btree.NewG(btreeDegree, lessObject)} }
@@ -58,17 +85,37 @@ func (o *objects) put(obj *kv.Object) {
 		t = newTable()
 		o.tables[obj.Key.Resource] = t
 	}
+	t.retire(obj.RV)
 	t.tree.ReplaceOrInsert(obj)
-	t.view = nil
 	t.modRev = max(t.modRev, obj.RV)
 }
 
 func (o *objects) remove(k kv.Key, rev uint64) {
 	if t := o.tables[k.Resource]; t != nil {
+		t.retire(rev)
 		t.tree.Delete(&kv.Object{Key: k})
-		t.view = nil
 		t.modRev = max(t.modRev, rev)
 	}
+}
+
+// viewAt returns a view of resource as it was at revision rev: the
+// current one when nothing changed since, else a past view readers took
+// that was current then; nil when none is kept.
+func (o *objects) viewAt(resource string, rev uint64) *btree.BTreeG[*kv.Object] {
+	if o.modRev(resource) <= rev {
+		if v := o.viewOf(resource); v != nil {
+			return v
+		}
+		return btree.NewG(btreeDegree, lessObject) // no objects yet
+	}
+	if t := o.tables[resource]; t != nil && rev >= o.restoredAt {
+		for _, p := range t.past {
+			if p.from <= rev && rev < p.to {
+				return p.tree
+			}
+		}
+	}
+	return nil
 }
 
 // modRev returns the revision of the last change to resource.

@@ -75,3 +75,17 @@ func (s *Store) Watch(resource, namespace string, rev uint64) (kv.Watcher, error
 func (s *Store) WaitRevision(ctx context.Context, rev uint64) error {
 	return s.fsm.waitApplied(ctx, rev)
 }
+
+// ListAt returns resource in namespace as it was at revision rev (a
+// paginated list's continue token, an exact resourceVersion): kv.ErrExpired
+// when this member no longer keeps that state. It first waits (within ctx)
+// until this member has applied rev.
+func (s *Store) ListAt(ctx context.Context, resource, namespace string, rev uint64) (*List, error) {
+	if err := s.fsm.waitApplied(ctx, rev); err != nil {
+		return nil, err
+	}
+	if l := s.fsm.listAt(resource, namespace, rev); l != nil {
+		return l, nil
+	}
+	return nil, &kv.ExpiredError{Oldest: s.OldestRevision()}
+}

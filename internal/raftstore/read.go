@@ -29,6 +29,18 @@ func (f *fsm) list(resource, namespace string) *List {
 	return l
 }
 
+// listAt returns a view of resource in namespace as it was at revision
+// rev, or nil when that state is no longer kept.
+func (f *fsm) listAt(resource, namespace string, rev uint64) *List {
+	f.mu.Lock()
+	v := f.objs.viewAt(resource, rev)
+	f.mu.Unlock()
+	if v == nil {
+		return nil
+	}
+	return &List{Rev: rev, ModRev: rev, Each: func(after string, fn func(*kv.Object) bool) { ascend(v, namespace, after, fn) }}
+}
+
 // watch registers a watcher for events after rev.
 func (f *fsm) watch(resource, namespace string, rev uint64) (*Watcher, error) {
 	f.mu.Lock()

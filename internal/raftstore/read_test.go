@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -334,5 +335,47 @@ func TestListModRev(t *testing.T) {
 		if got := modRev(res); got != 10 {
 			t.Errorf("%s ModRev after restore = %d, want the snapshot index 10", res, got)
 		}
+	}
+}
+
+// A list taken at a revision can be continued from the same state after
+// later writes (paginated lists over a consistent snapshot), as long as the
+// view is among the last maxPastViews kept; older ones are ErrExpired.
+func TestListAtKeepsPagedSnapshot(t *testing.T) {
+	h := newHarness(t, 100, 10)
+	s := &Store{fsm: h.f}
+	names := func(l *List) (out []string) {
+		l.Range("", func(o *kv.Object) bool { out = append(out, o.Key.Name); return true })
+		return out
+	}
+	h.create("ns", "a")
+	h.create("ns", "b")
+	first, err := s.List(t.Context(), "configmaps", "ns", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.create("ns", "c")
+	h.mustApply(kv.Write{Op: kv.OpDelete, Key: cmKey("ns", "a")})
+	at, err := s.ListAt(t.Context(), "configmaps", "ns", first.Rev)
+	if err != nil {
+		t.Fatalf("ListAt(%d) after two writes: %v", first.Rev, err)
+	}
+	if got := fmt.Sprint(names(at)); got != "[a b]" || at.Rev != first.Rev {
+		t.Fatalf("state at %d: %v rev %d, want [a b] rev %d", first.Rev, got, at.Rev, first.Rev)
+	}
+	cur, _ := s.List(t.Context(), "configmaps", "ns", false)
+	if got := fmt.Sprint(names(cur)); got != "[b c]" {
+		t.Fatalf("current state: %v", got)
+	}
+	// Each list after a write keeps one more view; the first one ages out.
+	for i := range maxPastViews {
+		h.create("ns", fmt.Sprintf("x%02d", i))
+		if _, err := s.List(t.Context(), "configmaps", "ns", false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.create("ns", "last")
+	if _, err := s.ListAt(t.Context(), "configmaps", "ns", first.Rev); !errors.Is(err, kv.ErrExpired) {
+		t.Fatalf("ListAt of an aged-out view: %v, want ErrExpired", err)
 	}
 }
