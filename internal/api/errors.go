@@ -40,11 +40,6 @@ var (
 		"406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf", &metav1.StatusDetails{})
 )
 
-// unprocessable is the 422 of a patch that cannot apply (a failed json-patch test).
-func unprocessable(err error) error {
-	return statusErr(http.StatusUnprocessableEntity, metav1.StatusReasonInvalid, err.Error(), &metav1.StatusDetails{})
-}
-
 func badRequest(format string, args ...any) error {
 	return statusErr(http.StatusBadRequest, metav1.StatusReasonBadRequest, fmt.Sprintf(format, args...), nil)
 }
