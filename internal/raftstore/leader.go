@@ -8,8 +8,9 @@ import (
 
 // runLeadership follows leadership changes from the buffered NotifyCh. On
 // gaining leadership it runs a Barrier (so everything of earlier terms is
-// applied), records this member, then marks itself ready to answer reads as
-// leader; on losing it, it cancels that work and waits for it.
+// applied), marks itself ready to answer reads as leader, starts the
+// leader-only work registered with RunAsLeader and records this member; on
+// losing it, it cancels all of that and waits for it before anything else.
 func (s *Store) runLeadership(ctx context.Context) {
 	var (
 		stop func()
@@ -18,6 +19,7 @@ func (s *Store) runLeadership(ctx context.Context) {
 	end := func() {
 		if stop != nil {
 			stop()
+			s.endTerm()
 			wg.Wait()
 			stop = nil
 		}
@@ -42,12 +44,14 @@ func (s *Store) runLeadership(ctx context.Context) {
 			s.ready = ready
 			s.mu.Unlock()
 			wg.Add(1)
-			go func() { defer wg.Done(); s.becomeLeader(lctx, ready) }()
+			go func() { defer wg.Done(); s.becomeLeader(lctx, ready, &wg) }()
 		}
 	}
 }
 
-func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}) {
+// becomeLeader runs while wg counts it; the term's leader-only work joins
+// wg (beginTerm).
+func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}, wg *sync.WaitGroup) {
 	// Retry the barrier while we lead: until it succeeds this member must
 	// not answer reads as leader. Losing leadership cancels ctx.
 	for {
@@ -64,6 +68,7 @@ func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}) {
 	}
 	close(ready)
 	s.log.Info("leading", "revision", s.Revision())
+	s.beginTerm(ctx, wg)
 	if err := s.recordMember(ctx, s.self()); err != nil && ctx.Err() == nil {
 		s.log.Warn("record own membership", "err", err)
 	}

@@ -40,9 +40,11 @@ type Store struct {
 
 	// mu guards ready: closed once this member, as leader, has applied
 	// everything of earlier terms (Barrier) and may answer reads as leader;
-	// nil while not leader.
+	// nil while not leader. It also guards work (the leader-only work of
+	// RunAsLeader, leaderwork.go). mu is a leaf lock.
 	mu    sync.Mutex
 	ready chan struct{}
+	work  leaderWork
 }
 
 // Open opens (or creates) the member's data dir and starts Raft.
