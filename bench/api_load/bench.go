@@ -60,12 +60,8 @@ func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 		return err
 	}
 	defer func() { err = errors.Join(err, stopProfile()) }()
-	for _, s := range sel {
-		res, err := b.scenario(ctx, s)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
-		b.rep.Scenarios = append(b.rep.Scenarios, res)
+	if err := b.scenarios(ctx, sel); err != nil {
+		return err
 	}
 	if err := stopProfile(); err != nil {
 		return err
@@ -125,6 +121,9 @@ func (b *bench) fill(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// before the static server's copies of the lists exist
+	live, _ := heapLive()
+	b.rep.Memory = &report.Memory{Members: b.opts.members, HeapLiveAfterFill: live}
 	list, sel, items, err := fetchListBodies(ctx, b)
 	if err != nil {
 		return err
@@ -133,60 +132,98 @@ func (b *bench) fill(ctx context.Context) error {
 		OpsPerSec: float64(b.opts.objects) / took.Seconds(), ObjectBytes: size,
 		StoredBytes: int64(size) * int64(b.opts.objects), ListItemBytes: items, ListBytes: len(list), SelectorBytes: len(sel)}
 	fmt.Fprintf(b.stderr, "filled in %v; list_all is %d bytes\n", took.Round(time.Millisecond), len(list))
-	live, _ := heapLive()
-	b.rep.Memory = &report.Memory{Members: b.opts.members, HeapLiveAfterFill: live}
 	b.static, err = startStatic(list, sel, b.cl.token, b.opts.clients, b.opts.timeout)
 	return err
 }
 
-// scenario runs one scenario: prepare, warm-up, -runs timed runs.
-func (b *bench) scenario(ctx context.Context, s scenario) (report.Scenario, error) {
-	members := b.opts.members
-	if s.name == "create_1member" {
-		members = 1
-	}
-	if s.skip != nil {
-		if why := s.skip(b); why != "" {
-			fmt.Fprintf(b.stderr, "%-16s skipped: %s\n", s.name, why)
-			return report.Scenario{Name: s.name, Members: members, Skipped: why}, nil
+// active is a selected scenario: prepared, or skipped.
+type active struct {
+	s       scenario
+	members int
+	p       *prepared
+	skipped string
+	runs    []report.Run
+}
+
+// scenarios prepares every selected scenario, then runs them round-robin:
+// run 1 of each, run 2 of each, and so on, so that a change of load on the
+// machine during the minutes of a run spreads over every scenario instead
+// of biasing the ones that ran at that moment (the targets are ratios of
+// scenarios). A scenario's warm-up comes before its first run.
+func (b *bench) scenarios(ctx context.Context, sel []scenario) error {
+	var as []*active
+	defer func() {
+		for _, a := range as {
+			if a.p != nil && a.p.close != nil {
+				a.p.close()
+			}
 		}
-	}
-	if err := b.refresh(ctx); err != nil {
-		return report.Scenario{}, err
-	}
-	p, err := s.prepare(ctx, b)
-	if err != nil {
-		return report.Scenario{}, fmt.Errorf("prepare: %w", err)
-	}
-	if p.close != nil {
-		defer p.close()
-	}
-	if p.warmup && b.opts.warmup > 0 {
-		if _, _, err := p.run(ctx, "w", b.opts.warmup); err != nil {
-			return report.Scenario{}, fmt.Errorf("warm-up: %w", err)
+	}()
+	for _, s := range sel {
+		a := &active{s: s, members: b.opts.members}
+		if s.name == "create_1member" {
+			a.members = 1
 		}
-	}
-	var runs []report.Run
-	for r := 1; r <= b.opts.runs; r++ {
+		as = append(as, a)
+		if s.skip != nil {
+			if a.skipped = s.skip(b); a.skipped != "" {
+				fmt.Fprintf(b.stderr, "%-16s skipped: %s\n", s.name, a.skipped)
+				continue
+			}
+		}
 		if err := b.refresh(ctx); err != nil {
-			return report.Scenario{}, err
+			return err
 		}
-		lats, elapsed, err := p.run(ctx, fmt.Sprintf("r%d", r), b.opts.duration)
-		if se := (*statusError)(nil); errors.As(err, &se) && se.code == http.StatusServiceUnavailable {
-			err = fmt.Errorf("%w\n(an election during the run: a leader that cannot reach a quorum within its lease steps down; see the raft warnings above and the load average)", err)
+		var err error
+		if a.p, err = s.prepare(ctx, b); err != nil {
+			return fmt.Errorf("%s: prepare: %w", s.name, err)
 		}
-		if err != nil {
-			return report.Scenario{}, fmt.Errorf("run %d: %w", r, err)
-		}
-		if len(lats) == 0 {
-			return report.Scenario{}, fmt.Errorf("run %d: no operation completed in %v", r, b.opts.duration)
-		}
-		sum := stats.Summarize(lats, elapsed)
-		fmt.Fprintf(b.stderr, "%-16s run %d/%d: %8s ops/s  p50 %6s ms  p90 %6s ms  p99 %6s ms  (%d ops)\n", s.name, r, b.opts.runs,
-			report.FormatOps(sum.OpsPerSec), report.FormatMs(ms(sum.P50)), report.FormatMs(ms(sum.P90)), report.FormatMs(ms(sum.P99)), sum.Ops)
-		runs = append(runs, report.RunOf(sum))
 	}
-	return report.NewScenario(s.name, members, runs), nil
+	for r := 1; r <= b.opts.runs; r++ {
+		for _, a := range as {
+			if a.p == nil {
+				continue
+			}
+			if err := b.runOnce(ctx, a, r); err != nil {
+				return fmt.Errorf("%s: %w", a.s.name, err)
+			}
+		}
+	}
+	for _, a := range as {
+		if a.p == nil {
+			b.rep.Scenarios = append(b.rep.Scenarios, report.Scenario{Name: a.s.name, Members: a.members, Skipped: a.skipped})
+			continue
+		}
+		b.rep.Scenarios = append(b.rep.Scenarios, report.NewScenario(a.s.name, a.members, a.runs))
+	}
+	return nil
+}
+
+// runOnce runs a's run r (after its warm-up when r is 1).
+func (b *bench) runOnce(ctx context.Context, a *active, r int) error {
+	if err := b.refresh(ctx); err != nil {
+		return err
+	}
+	if r == 1 && a.p.warmup && b.opts.warmup > 0 {
+		if _, _, err := a.p.run(ctx, "w", b.opts.warmup); err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+	}
+	lats, elapsed, err := a.p.run(ctx, fmt.Sprintf("r%d", r), b.opts.duration)
+	if se := (*statusError)(nil); errors.As(err, &se) && se.code == http.StatusServiceUnavailable {
+		err = fmt.Errorf("%w\n(an election during the run: a leader that cannot reach a quorum within its lease steps down; see the raft warnings above and the load average)", err)
+	}
+	if err != nil {
+		return fmt.Errorf("run %d: %w", r, err)
+	}
+	if len(lats) == 0 {
+		return fmt.Errorf("run %d: no operation completed in %v", r, b.opts.duration)
+	}
+	sum := stats.Summarize(lats, elapsed)
+	fmt.Fprintf(b.stderr, "%-16s run %d/%d: %8s ops/s  p50 %6s ms  p90 %6s ms  p99 %6s ms  (%d ops)\n", a.s.name, r, b.opts.runs,
+		report.FormatOps(sum.OpsPerSec), report.FormatMs(ms(sum.P50)), report.FormatMs(ms(sum.P90)), report.FormatMs(ms(sum.P99)), sum.Ops)
+	a.runs = append(a.runs, report.RunOf(sum))
+	return nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"net/http"
 	"slices"
 )
 
@@ -35,4 +36,15 @@ func (s *Server) Resources(ctx context.Context) []ServedResource {
 			Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced})
 	}
 	return out
+}
+
+// LocalOnly returns the API for in-process clients of this member (the
+// controllers): a write that reaches it while this member does not lead is
+// answered 503 instead of being relayed to the leader, so that the work of
+// a member that lost leadership never lands through its successor.
+func (s *Server) LocalOnly() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Set(forwardedHeader, "1")
+		s.ServeHTTP(w, r)
+	})
 }

@@ -1,5 +1,52 @@
-// Package controllers will hold the leader-only controllers (deployment,
-// replicaset, scheduler, namespace, garbage collector, node lifecycle,
-// simulated nodes): informers over the local change feed, writes through the
-// same admission and Raft path as the API. Nothing runs here yet.
+// Package controllers runs litek8s's leader-only controllers. For now that
+// is the garbage collector (ownerReferences with background, foreground and
+// orphan propagation, as kube-controller-manager's
+// "generic-garbage-collector" does it); the deployment, replicaset,
+// scheduler, namespace, node lifecycle and simulated-node controllers of
+// issue 5 are to come, on the same foundation:
+//
+//   - Manager (manager.go) runs the controllers only while this member
+//     leads: Run hands them to Leadership.RunAsLeader, which starts them
+//     after the new leader's Barrier and cancels them, and waits for them,
+//     when leadership is lost. Each term starts from nothing (fresh
+//     informers, graph and queues), so a new leader finishes what an old
+//     one left half done.
+//   - Reads never go through HTTP: an informer (informer.go) lists one
+//     resource of the LOCAL store, then watches its change feed from the
+//     list's revision; a watch that ends with kv.ErrExpired (the informer
+//     fell behind the feed window) relists and counts a resync
+//     (Stats.Resyncs). Controllers decode only the fields they need (gjson
+//     on metadata for the garbage collector).
+//   - Writes go through the same admission and Raft path as any client:
+//     client-go's dynamic client on a RoundTripper that calls the member's
+//     API handler in process (client.go: no network, no TLS), with the
+//     admin token. The handler is api.Server.LocalOnly: a write made when
+//     this member no longer leads fails (503) instead of being relayed to
+//     the new leader, which fences the old term's work. Deletions carry a
+//     uid precondition and patches a resourceVersion, so a stale decision
+//     never deletes or rewrites an object that replaced the one decided on.
+//   - Work queues are client-go's TypedRateLimitingQueue: one entry per
+//     object (deduplicated), failures retried with per-item exponential
+//     backoff.
+//
+// Client identity. kube-controller-manager's clients send the User-Agent
+// "kube-controller-manager/<version> (<os>/<arch>) kubernetes/<commit>/<controller>"
+// and set no fieldManager: kube-apiserver takes the manager name from the
+// User-Agent up to its first '/', so what the garbage collector writes
+// appears in managedFields as "kube-controller-manager" (the golden
+// captures under internal/member/testdata show that name; the controller's
+// own name, "generic-garbage-collector", is only the User-Agent's suffix).
+// litek8s does the same: Config.Manager (default "kube-controller-manager")
+// and "litek8s/<controller>" make the User-Agent
+// "kube-controller-manager/<version> (<os>/<arch>) litek8s/generic-garbage-collector",
+// so that clients and tests that tell controller-written fields apart by
+// that manager name (as the conformance tests do) see what they see on
+// kube. Set Config.Manager to "litek8s-controller-manager" to tell them
+// apart instead.
+//
+// Concurrency: a Manager is safe for concurrent use. Run is its one
+// long-lived call; the goroutines of a term (one per informer, the
+// controllers' workers and their queues) are owned by the term and have
+// all returned when the term's run returns, before RunAsLeader starts a new
+// term. Stats may be read at any time.
 package controllers

@@ -13,7 +13,10 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/controllers"
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
@@ -34,14 +37,16 @@ type Config struct {
 	JoinToken string
 	// Store configures Raft; its ID, DataDir, APIURL, Bootstrap, Derive,
 	// Peer, InternalToken and JoinSecrets are filled in by Start.
-	Store  raftstore.Config
-	Logger *slog.Logger
+	Store raftstore.Config
+	// Controllers configures the leader-only controllers.
+	Controllers controllers.Config
+	Logger      *slog.Logger
 }
 
 // DefaultConfig returns the configuration of `node` with no flags.
 func DefaultConfig() Config {
 	return Config{ID: "node-1", DataDir: "data", APIAddr: "127.0.0.1:6443",
-		Store: raftstore.DefaultConfig(), Logger: slog.Default()}
+		Store: raftstore.DefaultConfig(), Controllers: controllers.DefaultConfig(), Logger: slog.Default()}
 }
 
 // Validate reports the first invalid setting.
@@ -54,7 +59,7 @@ func (c *Config) Validate() error {
 	case c.Logger == nil:
 		return errors.New("member: Logger is required")
 	}
-	return nil
+	return c.Controllers.Validate()
 }
 
 // Member is one running member.
@@ -63,6 +68,7 @@ type Member struct {
 	log        *slog.Logger
 	store      *raftstore.Store
 	api        *api.Server
+	ctrl       *controllers.Manager
 	srv        *http.Server
 	ln         net.Listener
 	url        string
@@ -71,9 +77,13 @@ type Member struct {
 	wg         sync.WaitGroup
 }
 
-var _ api.Store = (*raftstore.Store)(nil)
+var (
+	_ api.Store              = (*raftstore.Store)(nil)
+	_ controllers.Store      = (*raftstore.Store)(nil)
+	_ controllers.Leadership = (*raftstore.Store)(nil)
+)
 
-// Start brings the member up: secrets, store, API, join.
+// Start brings the member up: secrets, store, API, join, controllers.
 func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -121,13 +131,31 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 			return nil, err
 		}
 	}
+	if m.ctrl, err = controllers.New(controllers.Options{Config: cfg.Controllers, Store: m.store,
+		Leadership: m.store, API: m.api.LocalOnly(), Token: sec.Token, Resources: m.servedResources,
+		Logger: m.log}); err != nil {
+		return nil, err
+	}
 	bctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.bootstrapNamespaces(bctx) }()
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.api.Run(bctx) }() // the leader's deletion loop (pods, namespaces)
+	m.wg.Add(1)
+	go func() { defer m.wg.Done(); m.ctrl.Run(bctx) }() // the controllers, while this member leads
 	return m, nil
+}
+
+// servedResources lists the API's resources for the controllers.
+func (m *Member) servedResources(ctx context.Context) []controllers.Resource {
+	rs := m.api.Resources(ctx)
+	out := make([]controllers.Resource, len(rs))
+	for i, r := range rs {
+		out[i] = controllers.Resource{StoreKey: r.StoreKey, Kind: r.Kind, Namespaced: r.Namespaced,
+			GVR: schema.GroupVersionResource{Group: r.Group, Version: r.Version, Resource: r.Resource}}
+	}
+	return out
 }
 
 // secrets loads the member's secrets, creating them on a first bootstrap or
@@ -225,10 +253,15 @@ func (m *Member) URL() string { return m.url }
 // Kubeconfig returns the path of the member's admin kubeconfig.
 func (m *Member) Kubeconfig() string { return m.kubeconfig }
 
+// Controllers returns the member's controller manager (for status and
+// tests).
+func (m *Member) Controllers() *controllers.Manager { return m.ctrl }
+
 // Store returns the member's store (for status and tests).
 func (m *Member) Store() *raftstore.Store { return m.store }
 
-// Close stops the API (ending watches), then the store.
+// Close stops the controllers and the API (ending watches), then the
+// store.
 func (m *Member) Close() error {
 	if m.cancel != nil {
 		m.cancel()

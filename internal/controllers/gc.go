@@ -1,0 +1,235 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// gcName is kube's name for the garbage collector (its client's
+// User-Agent suffix).
+const gcName = "generic-garbage-collector"
+
+// crdResource is where a CRD change means served resources changed.
+var crdResource = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
+
+// gc is the garbage collector of one leadership term, kube's
+// GarbageCollector: one informer ("monitor") per served resource feeds
+// the ownership graph, which queues the objects to look at; workers decide
+// on the live objects (gc_work.go) and act through the API (gc_write.go).
+//
+// Concurrency: run owns every goroutine of the term (informers, workers,
+// the queues' own) and returns when all have stopped. The graph and the
+// resource maps have their own locks; monitors belongs to run's goroutine.
+type gc struct {
+	cfg       Config
+	store     Store
+	client    dynamic.Interface
+	resources Resources
+	stats     *counters
+	log       *slog.Logger
+
+	graph           *graph
+	deleteQ, orphan workqueue.TypedRateLimitingInterface[objRef]
+	kick            chan struct{} // a CRD changed: look at the resources again
+
+	mu sync.RWMutex // guards byKey, byKind, crdKey
+	// byKey: the served resources by store key; byKind: by group and
+	// kind, kept for the whole term (an owner whose CRD went away is still
+	// looked up, and found gone, in the store).
+	byKey  map[string]Resource
+	byKind map[schema.GroupKind]Resource
+	crdKey string
+
+	monitors map[string]*monitor // by store key; run's goroutine only
+}
+
+// monitor is one informer and its goroutine.
+type monitor struct {
+	inf    *informer
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func newGC(opts Options, client dynamic.Interface, stats *counters, log *slog.Logger) *gc {
+	cfg := opts.Config
+	limiter := func() workqueue.TypedRateLimiter[objRef] {
+		return workqueue.NewTypedItemExponentialFailureRateLimiter[objRef](cfg.RetryBaseDelay, cfg.RetryMaxDelay)
+	}
+	return &gc{cfg: cfg, store: opts.Store, client: client, resources: opts.Resources, stats: stats,
+		log: log.With("controller", gcName), graph: newGraph(),
+		deleteQ:  workqueue.NewTypedRateLimitingQueue(limiter()),
+		orphan:   workqueue.NewTypedRateLimitingQueue(limiter()),
+		kick:     make(chan struct{}, 1),
+		byKey:    make(map[string]Resource),
+		byKind:   make(map[schema.GroupKind]Resource),
+		monitors: make(map[string]*monitor)}
+}
+
+// run collects garbage until ctx ends, then stops everything it started.
+func (g *gc) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer func() {
+		g.deleteQ.ShutDown()
+		g.orphan.ShutDown()
+		for _, m := range g.monitors {
+			m.cancel()
+		}
+		for _, m := range g.monitors {
+			<-m.done
+		}
+		wg.Wait()
+	}()
+	// The workers start once every informer has listed: only then does an
+	// owner missing from the graph mean an owner missing from the store.
+	g.syncMonitors(ctx)
+	for _, m := range g.monitors {
+		select {
+		case <-m.inf.synced:
+		case <-ctx.Done():
+			return
+		}
+	}
+	g.enqueue(g.graph.scan())
+	for range g.cfg.GCWorkers {
+		wg.Go(func() {
+			for g.next(ctx, g.deleteQ, g.attemptToDelete) {
+			}
+		})
+	}
+	wg.Go(func() {
+		for g.next(ctx, g.orphan, g.attemptToOrphan) {
+		}
+	})
+	t := time.NewTicker(g.cfg.ResourcesInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-g.kick:
+		}
+		g.syncMonitors(ctx)
+	}
+}
+
+// syncMonitors starts an informer for every served resource without one,
+// and stops those of resources no longer served; their objects leave the
+// graph as deletions (their dependents are looked at).
+func (g *gc) syncMonitors(ctx context.Context) {
+	rs := g.resources(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	want := make(map[string]bool, len(rs))
+	g.mu.Lock()
+	clear(g.byKey)
+	for _, r := range rs {
+		want[r.StoreKey] = true
+		g.byKey[r.StoreKey] = r
+		g.byKind[schema.GroupKind{Group: r.GVR.Group, Kind: r.Kind}] = r
+		if r.GVR.GroupResource() == crdResource {
+			g.crdKey = r.StoreKey
+		}
+	}
+	g.mu.Unlock()
+	for key := range want {
+		if g.monitors[key] != nil {
+			continue
+		}
+		mctx, cancel := context.WithCancel(ctx)
+		m := &monitor{inf: newInformer(g.store, key, g.handle, &g.stats.resyncs, g.cfg.RelistDelay, g.log),
+			cancel: cancel, done: make(chan struct{})}
+		g.monitors[key] = m
+		go func() {
+			defer close(m.done)
+			m.inf.run(mctx)
+		}()
+	}
+	for key, m := range g.monitors {
+		if want[key] {
+			continue
+		}
+		m.cancel()
+		<-m.done
+		delete(g.monitors, key)
+		for _, obj := range m.inf.known {
+			g.handle(kv.Event{Type: kv.Deleted, Object: obj, Prev: obj})
+		}
+	}
+}
+
+// handle takes one change from an informer.
+func (g *gc) handle(ev kv.Event) {
+	g.enqueue(g.graph.apply(ev))
+	g.mu.RLock()
+	crd := ev.Object.Key.Resource == g.crdKey
+	g.mu.RUnlock()
+	if crd {
+		select {
+		case g.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (g *gc) enqueue(w work) {
+	for _, r := range w.del {
+		g.deleteQ.Add(r)
+	}
+	for _, r := range w.orphan {
+		g.orphan.Add(r)
+	}
+}
+
+// next processes one item of q with fn; false when the worker should stop.
+func (g *gc) next(ctx context.Context, q workqueue.TypedRateLimitingInterface[objRef],
+	fn func(context.Context, objRef) error) bool {
+	it, shutdown := q.Get()
+	if shutdown {
+		return false
+	}
+	defer q.Done(it)
+	if ctx.Err() != nil {
+		return false
+	}
+	err := fn(ctx, it)
+	switch {
+	case err == nil:
+		q.Forget(it)
+	case ctx.Err() != nil:
+		return false
+	default:
+		level := slog.LevelDebug
+		if n := q.NumRequeues(it); n >= 5 && !errors.Is(err, kv.ErrConflict) {
+			level = slog.LevelWarn
+		}
+		g.log.Log(ctx, level, "garbage collector will retry", "object", it.Key.String(), "err", err)
+		q.AddRateLimited(it)
+	}
+	return true
+}
+
+// resource returns the served resource at store key, and the one of kind.
+func (g *gc) resource(storeKey string) (Resource, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	r, ok := g.byKey[storeKey]
+	return r, ok
+}
+
+func (g *gc) kind(gk schema.GroupKind) (Resource, bool) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	r, ok := g.byKind[gk]
+	return r, ok
+}
