@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/litek8s/litek8s/bench/internal/report"
@@ -145,11 +146,12 @@ type active struct {
 	runs    []report.Run
 }
 
-// scenarios prepares every selected scenario, then runs them round-robin:
-// run 1 of each, run 2 of each, and so on, so that a change of load on the
-// machine during the minutes of a run spreads over every scenario instead
-// of biasing the ones that ran at that moment (the targets are ratios of
-// scenarios). A scenario's warm-up comes before its first run.
+// scenarios prepares every selected scenario, then runs them round-robin
+// in runOrder: run 1 of each, run 2 of each, and so on, so that a change of
+// load on the machine during the minutes of a run spreads over every
+// scenario instead of biasing the ones that ran at that moment (the
+// targets are ratios of scenarios). A scenario's warm-up comes before its
+// first run.
 func (b *bench) scenarios(ctx context.Context, sel []scenario) error {
 	var as []*active
 	defer func() {
@@ -179,8 +181,10 @@ func (b *bench) scenarios(ctx context.Context, sel []scenario) error {
 			return fmt.Errorf("%s: prepare: %w", s.name, err)
 		}
 	}
+	order := slices.Clone(as)
+	slices.SortStableFunc(order, func(x, y *active) int { return runIndex(x.s.name) - runIndex(y.s.name) })
 	for r := 1; r <= b.opts.runs; r++ {
-		for _, a := range as {
+		for _, a := range order {
 			if a.p == nil {
 				continue
 			}
@@ -197,6 +201,20 @@ func (b *bench) scenarios(ctx context.Context, sel []scenario) error {
 		b.rep.Scenarios = append(b.rep.Scenarios, report.NewScenario(a.s.name, a.members, a.runs))
 	}
 	return nil
+}
+
+// runOrder is the order in which a round runs the scenarios: the two
+// sides of each target's ratio back to back, so that both see the same
+// load on the machine. The tables keep the order of issue 4.
+var runOrder = []string{"get", "create", "create_1member", "patch", "update",
+	"list_all", "static", "follower_list", "list_selector", "static_selector", "list_table",
+	"list_paged", "watch_latency", "watch_fanout"}
+
+func runIndex(name string) int {
+	if i := slices.Index(runOrder, name); i >= 0 {
+		return i
+	}
+	return len(runOrder)
 }
 
 // runOnce runs a's run r (after its warm-up when r is 1).

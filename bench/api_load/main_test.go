@@ -33,6 +33,11 @@ func TestSelectScenarios(t *testing.T) {
 	if err != nil || !slices.Equal(names(some), []string{"list_all", "static"}) {
 		t.Errorf("static,list_all,list_all = %v, %v: want [list_all static] (canonical order, once each)", names(some), err)
 	}
+	for _, s := range scenarios {
+		if s.prepare != nil && !slices.Contains(runOrder, s.name) {
+			t.Errorf("%s is not in runOrder", s.name)
+		}
+	}
 	if _, err := selectScenarios("list_al", false); err == nil || !strings.Contains(err.Error(), "list_all") {
 		t.Errorf("unknown name: err = %v, want one that lists the valid names", err)
 	}

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -18,7 +17,7 @@ import (
 // User-Agent suffix).
 const gcName = "generic-garbage-collector"
 
-// crdResource is where a CRD change means served resources changed.
+// crdResource is the resource whose changes change the served resources.
 var crdResource = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
 
 // gc is the garbage collector of one leadership term, kube's
@@ -130,18 +129,7 @@ func (g *gc) syncMonitors(ctx context.Context) {
 	if ctx.Err() != nil {
 		return
 	}
-	want := make(map[string]bool, len(rs))
-	g.mu.Lock()
-	clear(g.byKey)
-	for _, r := range rs {
-		want[r.StoreKey] = true
-		g.byKey[r.StoreKey] = r
-		g.byKind[schema.GroupKind{Group: r.GVR.Group, Kind: r.Kind}] = r
-		if r.GVR.GroupResource() == crdResource {
-			g.crdKey = r.StoreKey
-		}
-	}
-	g.mu.Unlock()
+	want := g.learn(rs)
 	for key := range want {
 		if g.monitors[key] != nil {
 			continue
@@ -166,6 +154,23 @@ func (g *gc) syncMonitors(ctx context.Context) {
 			g.handle(kv.Event{Type: kv.Deleted, Object: obj, Prev: obj})
 		}
 	}
+}
+
+// learn records the served resources rs and returns their store keys.
+func (g *gc) learn(rs []Resource) map[string]bool {
+	want := make(map[string]bool, len(rs))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	clear(g.byKey)
+	for _, r := range rs {
+		want[r.StoreKey] = true
+		g.byKey[r.StoreKey] = r
+		g.byKind[schema.GroupKind{Group: r.GVR.Group, Kind: r.Kind}] = r
+		if r.GVR.GroupResource() == crdResource {
+			g.crdKey = r.StoreKey
+		}
+	}
+	return want
 }
 
 // handle takes one change from an informer.
@@ -209,8 +214,8 @@ func (g *gc) next(ctx context.Context, q workqueue.TypedRateLimitingInterface[ob
 	case ctx.Err() != nil:
 		return false
 	default:
-		level := slog.LevelDebug
-		if n := q.NumRequeues(it); n >= 5 && !errors.Is(err, kv.ErrConflict) {
+		level := slog.LevelDebug // conflicts and races with other writers are routine
+		if q.NumRequeues(it) >= 5 {
 			level = slog.LevelWarn
 		}
 		g.log.Log(ctx, level, "garbage collector will retry", "object", it.Key.String(), "err", err)
