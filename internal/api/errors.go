@@ -67,7 +67,10 @@ func availabilityErr(err error) error {
 	case errors.Is(err, kv.ErrUnknownOutcome):
 		return apierrors.NewServerTimeout(schemaNone, "write", 1)
 	case errors.Is(err, kv.ErrNoLeader), errors.Is(err, kv.ErrNotLeader), errors.Is(err, kv.ErrClosed):
-		return apierrors.NewServiceUnavailable("no leader is available right now; retry")
+		// Retry-After: 1 makes client-go (kubectl, Helm, controllers) retry
+		// by itself, so an election is invisible to clients.
+		return statusErr(http.StatusServiceUnavailable, metav1.StatusReasonServiceUnavailable,
+			"no leader is available right now; retry", &metav1.StatusDetails{RetryAfterSeconds: 1})
 	}
 	return err
 }
