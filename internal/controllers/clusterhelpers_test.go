@@ -74,6 +74,18 @@ func (f *fixture) gcDeletes() uint64 {
 	return n
 }
 
+// noResyncs checks that no member's informers fell behind the change feed.
+func (f *fixture) noResyncs(t *testing.T) {
+	t.Helper()
+	for i := range f.c.N() {
+		if m := f.c.Member(i); m != nil {
+			if n := m.Controllers().Stats().Resyncs; n != 0 {
+				t.Errorf("member %d: %d informer resyncs, want none", i, n)
+			}
+		}
+	}
+}
+
 func ref(apiVersion, kind string, o metav1.Object, block bool) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: o.GetName(), UID: o.GetUID(),
 		BlockOwnerDeletion: &block}

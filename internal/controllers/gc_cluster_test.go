@@ -32,6 +32,7 @@ func TestGarbageCollector(t *testing.T) {
 			t.Run("orphan", f.testOrphan)
 			t.Run("custom resources", f.testCustomResources)
 			t.Run("cluster-scoped owners", f.testClusterScoped)
+			f.noResyncs(t)
 		})
 	}
 }

@@ -181,4 +181,5 @@ func TestGarbageCollectorLeaderChange(t *testing.T) {
 		}
 	})
 	c.SameObjects(t.Context(), "/api/v1/configmaps")
+	newFixtureOn(t, c, 0).noResyncs(t)
 }
