@@ -139,8 +139,8 @@ func callMember(ctx context.Context, c *http.Client, baseURL, token, method, pat
 		c = http.DefaultClient
 	}
 	resp, err := c.Do(req)
-	if err != nil {
-		return fmt.Errorf("raftstore: %s %s: %w", method, path, err)
+	if err != nil { // the member cannot be reached: for the caller, no leader right now
+		return fmt.Errorf("raftstore: %s %s: %w (%w)", method, path, kv.ErrNoLeader, err)
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {

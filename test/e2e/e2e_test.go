@@ -39,16 +39,10 @@ func TestKubectl(t *testing.T) {
 // strict: the first failing check fails the test (SUITE_KEEP_GOING is
 // cleared).
 //
-// Gated behind LITEK8S_SUITE=1 while the features it checks are being built
-// (subresources, finalizers, server-side apply, more kinds, CRDs, field
-// selectors, protobuf answers...): the lead removes the gate when they land.
 // To see every failing check at once:
 //
 //	SUITE_KEEP_GOING=1 bash test/e2e/kubectl_suite.sh
 func TestKubectlSuite(t *testing.T) {
-	if os.Getenv("LITEK8S_SUITE") != "1" {
-		t.Skip("set LITEK8S_SUITE=1 to run the kubectl suite (gated until the features it checks land)")
-	}
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl is not on PATH")
 	}
