@@ -1,18 +1,3 @@
-// Command api_load measures a litek8s cluster under load (issue 4): it
-// starts 1 or 3 real members in this process (real Raft over TCP on
-// 127.0.0.1, the WAL on disk under a temporary directory removed at exit,
-// the real HTTPS API), fills it with ConfigMaps, and loads it over HTTP/1.1
-// keep-alive connections from concurrent clients, one scenario at a time.
-// Each scenario reports ops/s and p50/p90/p99 latency, each figure the
-// median of -runs runs; then the targets of issue 4 as ratios measured in
-// the same run. See bench/README.md.
-//
-//	go run ./bench/api_load                        # every scenario, 3 members
-//	go run ./bench/api_load -scenario list_all -cpuprofile /tmp/cpu.out
-//	go run ./bench/api_load -idle-rss              # target 9: one member process
-//
-// Any failed request (a status other than the expected one, a response
-// that does not decode, a missing watch event) fails the run: exit 1.
 package main
 
 import (
