@@ -1,50 +1,20 @@
 package api_test
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/litek8s/litek8s/internal/api"
-	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
 // benchServer is a real single-member store (Raft on 127.0.0.1:0, raft.db
 // on disk) behind the API handler, filled with n ConfigMaps in "bench".
 func benchServer(tb testing.TB, n int) *api.Server {
 	tb.Helper()
-	sc := raftstore.DefaultConfig()
-	sc.DataDir, sc.RaftAddr, sc.Bootstrap = tb.TempDir(), "127.0.0.1:0", true
-	sc.HeartbeatTimeout, sc.ElectionTimeout, sc.LeaderLeaseTimeout = 100*time.Millisecond, 100*time.Millisecond, 50*time.Millisecond
-	sc.Derive = api.Derive
-	sc.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	st, err := raftstore.Open(sc)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	ac := api.DefaultConfig()
-	ac.Token, ac.Logger = "t", sc.Logger
-	srv, err := api.New(ac, st)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for {
-		if err := srv.EnsureNamespaces(ctx, "bench"); err == nil {
-			break
-		} else if ctx.Err() != nil {
-			tb.Fatal(err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	srv := newAPIServer(tb, nil, "bench")
 	for i := range n {
 		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%06d","labels":{"app":"bench","shard":"s%d"}},"data":{"key":"value-%d","other":"some longer configuration text to make the object realistic"}}`, i, i%10, i)
 		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/bench/configmaps", strings.NewReader(body))

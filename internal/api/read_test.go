@@ -17,14 +17,9 @@ import (
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
-// readServer is a real single-member store behind the API, served over
-// HTTP (watches stream), with the "read" namespace.
-type readServer struct {
-	*httptest.Server
-	api *api.Server
-}
-
-func newReadServer(tb testing.TB, tweak func(*api.Config)) *readServer {
+// newAPIServer is a real single-member store (Raft on 127.0.0.1:0, raft.db
+// on disk) behind the API handler, with the given namespaces created.
+func newAPIServer(tb testing.TB, tweak func(*api.Config), namespaces ...string) *api.Server {
 	tb.Helper()
 	sc := raftstore.DefaultConfig()
 	sc.DataDir, sc.RaftAddr, sc.Bootstrap = tb.TempDir(), "127.0.0.1:0", true
@@ -48,13 +43,25 @@ func newReadServer(tb testing.TB, tweak func(*api.Config)) *readServer {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for {
-		if err := srv.EnsureNamespaces(ctx, "read", "other"); err == nil {
-			break
+		if err := srv.EnsureNamespaces(ctx, namespaces...); err == nil {
+			return srv
 		} else if ctx.Err() != nil {
 			tb.Fatal(err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// readServer is a real single-member store behind the API, served over
+// HTTP (watches stream), with the "read" namespace.
+type readServer struct {
+	*httptest.Server
+	api *api.Server
+}
+
+func newReadServer(tb testing.TB, tweak func(*api.Config)) *readServer {
+	tb.Helper()
+	srv := newAPIServer(tb, tweak, "read", "other")
 	hs := httptest.NewServer(srv)
 	tb.Cleanup(hs.Close)
 	return &readServer{Server: hs, api: srv}
