@@ -17,13 +17,18 @@ const inProcessHost = "http://litek8s.in-process"
 // newDynamicClient returns a dynamic client for controller that sends its
 // requests to the API handler in process.
 func newDynamicClient(cfg Config, api http.Handler, token, controller string) (*dynamic.DynamicClient, error) {
-	rc := &rest.Config{Host: inProcessHost, UserAgent: userAgent(cfg, controller), QPS: -1,
-		Transport: &handlerTransport{h: api, token: token}}
-	c, err := dynamic.NewForConfig(rc)
+	c, err := dynamic.NewForConfig(inProcessConfig(cfg, api, token, controller))
 	if err != nil {
 		return nil, fmt.Errorf("controllers: %s client: %w", controller, err)
 	}
 	return c, nil
+}
+
+// inProcessConfig is a client configuration whose requests go to api in
+// process, as controller.
+func inProcessConfig(cfg Config, api http.Handler, token, controller string) *rest.Config {
+	return &rest.Config{Host: inProcessHost, UserAgent: userAgent(cfg, controller), QPS: -1,
+		Transport: &handlerTransport{h: api, token: token}}
 }
 
 // userAgent is kube-controller-manager's User-Agent shape (see doc.go).

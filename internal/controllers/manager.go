@@ -6,6 +6,9 @@ import (
 	"sync"
 
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
 
 // Manager runs the controllers while this member leads.
@@ -45,13 +48,26 @@ func (m *Manager) Stats() Stats { return m.stats.snapshot() }
 func (m *Manager) lead(ctx context.Context) {
 	m.stats.terms.Add(1)
 	m.log.Info("leading: controllers started")
-	runs := []func(context.Context){
-		newGC(m.opts, m.gcClient, &m.stats, m.log).run,
+	kc := kit.NewContext(m.opts.Store, &m.stats.resyncs, m.restConfig, m.log)
+	var typed []kit.Controller
+	for _, build := range []func(*kit.Context, Config) []kit.Controller{workloads, scheduling, cluster} {
+		typed = append(typed, build(kc, m.opts.Config)...)
 	}
+	kc.Informers.Start(ctx)
 	var wg sync.WaitGroup
-	for _, run := range runs {
-		wg.Go(func() { run(ctx) })
+	wg.Go(func() { newGC(m.opts, m.gcClient, &m.stats, m.log).run(ctx) })
+	if kc.Informers.WaitForSync(ctx) {
+		for _, c := range typed {
+			wg.Go(func() { c.Run(ctx) })
+		}
 	}
 	wg.Wait()
+	<-ctx.Done() // WaitForSync may have failed only because the term ended
+	kc.Shutdown()
 	m.log.Info("controllers stopped")
+}
+
+// restConfig is the in-process client configuration of controller.
+func (m *Manager) restConfig(controller string) *rest.Config {
+	return inProcessConfig(m.opts.Config, m.opts.API, m.opts.Token, controller)
 }
