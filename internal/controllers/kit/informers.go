@@ -47,7 +47,7 @@ func Informer[T, L any, PT interface {
 		newObj:  func() runtime.Object { return PT(new(T)) },
 		newList: func() runtime.Object { return PL(new(L)) }}
 	inf := cache.NewSharedIndexInformerWithOptions(lw, PT(new(T)), cache.SharedIndexInformerOptions{
-		Indexers:   cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
+		Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		ObjectDescription: resource,
 	})
 	f.byKey[resource] = inf
