@@ -27,13 +27,19 @@ type Config struct {
 	// field manager of the controllers' writes; Version is its version.
 	// See the package documentation.
 	Manager, Version string
+
+	// The typed controllers' settings, each owned by its wire_*.go file.
+	Workloads  WorkloadsConfig
+	Scheduling SchedulingConfig
+	Cluster    ClusterConfig
 }
 
 // DefaultConfig returns the controllers' defaults.
 func DefaultConfig() Config {
 	return Config{GCWorkers: 4, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 30 * time.Second,
 		RelistDelay: time.Second, ResourcesInterval: 30 * time.Second,
-		Manager: "kube-controller-manager", Version: "v1.37.2-litek8s"}
+		Manager: "kube-controller-manager", Version: "v1.37.2-litek8s",
+		Workloads: defaultWorkloads(), Scheduling: defaultScheduling(), Cluster: defaultCluster()}
 }
 
 // Validate reports the first invalid setting.
@@ -48,7 +54,7 @@ func (c *Config) Validate() error {
 	case c.Manager == "" || c.Version == "":
 		return errors.New("controllers: Manager and Version are required")
 	}
-	return nil
+	return errors.Join(c.Workloads.validate(), c.Scheduling.validate(), c.Cluster.validate())
 }
 
 // Options are a Manager's collaborators.

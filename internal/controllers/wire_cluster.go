@@ -6,3 +6,10 @@ import "github.com/litek8s/litek8s/internal/controllers/kit"
 func cluster(kc *kit.Context, cfg Config) []kit.Controller {
 	return nil
 }
+
+// ClusterConfig configures them.
+type ClusterConfig struct{}
+
+func defaultCluster() ClusterConfig { return ClusterConfig{} }
+
+func (c *ClusterConfig) validate() error { return nil }

@@ -6,3 +6,10 @@ import "github.com/litek8s/litek8s/internal/controllers/kit"
 func scheduling(kc *kit.Context, cfg Config) []kit.Controller {
 	return nil
 }
+
+// SchedulingConfig configures them.
+type SchedulingConfig struct{}
+
+func defaultScheduling() SchedulingConfig { return SchedulingConfig{} }
+
+func (c *SchedulingConfig) validate() error { return nil }

@@ -6,3 +6,10 @@ import "github.com/litek8s/litek8s/internal/controllers/kit"
 func workloads(kc *kit.Context, cfg Config) []kit.Controller {
 	return nil
 }
+
+// WorkloadsConfig configures them.
+type WorkloadsConfig struct{}
+
+func defaultWorkloads() WorkloadsConfig { return WorkloadsConfig{} }
+
+func (c *WorkloadsConfig) validate() error { return nil }
