@@ -46,11 +46,12 @@ const tableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/js
 // BenchmarkServeList serves a whole list as JSON, as a Table (kubectl get)
 // and with a label selector, from the stored bytes.
 func BenchmarkServeList(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{100, 1000, 10000} {
 		srv := benchServer(b, n)
 		for _, c := range []struct{ name, query, accept string }{
 			{"json", "", "application/json"},
 			{"table", "?limit=500", tableAccept},
+			{"page", "?limit=50", "application/json"},
 			{"selector", "?labelSelector=shard%3Ds3", "application/json"},
 			{"fieldselector", "?fieldSelector=metadata.name%21%3Dcm-000003", "application/json"},
 			{"partialobjectmetadata", "?limit=500", partialListAccept},
@@ -70,6 +71,37 @@ func BenchmarkServeList(b *testing.B) {
 				}
 				b.SetBytes(int64(w.n))
 			})
+		}
+	}
+}
+
+// TestServeListAllocsFlat (issue 4, target 6): the allocations of a list
+// request do not grow with the number of objects, whatever its shape.
+func TestServeListAllocsFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills two stores")
+	}
+	queries := []struct{ name, query, accept string }{
+		{"json", "", "application/json"},
+		{"table", "&limit=50", tableAccept}, // both sizes have a next page
+		{"page", "&limit=50", "application/json"},
+		{"selector", "&labelSelector=shard%3Ds3", "application/json"},
+		{"partialobjectmetadata", "", partialListAccept},
+	}
+	allocs := func(srv *api.Server, query, accept string) float64 {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/bench/configmaps?resourceVersion=0"+query, nil)
+		req.Header.Set("Authorization", "Bearer t")
+		req.Header.Set("Accept", accept)
+		w := &discardWriter{h: http.Header{}}
+		srv.ServeHTTP(w, req) // warm the buffer pool
+		return testing.AllocsPerRun(20, func() { srv.ServeHTTP(w, req) })
+	}
+	small, large := benchServer(t, 100), benchServer(t, 3000)
+	for _, q := range queries {
+		a, b := allocs(small, q.query, q.accept), allocs(large, q.query, q.accept)
+		t.Logf("%s: %.0f allocs at 100 objects, %.0f at 3,000", q.name, a, b)
+		if b > a+2 { // a pooled buffer that grows once is not per-item
+			t.Errorf("%s: %.0f allocs at 3,000 objects against %.0f at 100", q.name, b, a)
 		}
 	}
 }

@@ -48,21 +48,21 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	if err != nil {
 		return err
 	}
-	rev, after := l.Rev, ""
+	rev, after, offset := l.Rev, "", int64(0)
 	if p.cont != nil {
-		after = p.cont.Start
+		after, offset = p.cont.Start, p.cont.Offset
 	}
 	buf := getBuf()
 	defer putBuf(buf)
-	items, n, remaining := (*buf)[:0], int64(0), int64(0)
+	items, n, more := (*buf)[:0], int64(0), false
 	var last *kv.Object
 	l.Range(after, func(obj *kv.Object) bool {
 		if !p.sel.matches(obj) {
 			return true
 		}
 		if p.limit > 0 && n == p.limit {
-			remaining++
-			return true
+			more = true
+			return false
 		}
 		switch {
 		case tw != nil:
@@ -83,9 +83,10 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 		return true
 	})
 	*buf = items
-	cont := ""
-	if remaining > 0 {
-		cont = encodeContinue(rev, last, q.namespace)
+	cont, remaining := "", int64(0)
+	if more {
+		cont = encodeContinue(rev, last, q.namespace, offset+n)
+		remaining = remainingItems(l, p.sel.everything(), offset+n, last.Key, q.namespace)
 	}
 	head, tail := make([]byte, 0, 1024), listTrailer
 	switch {
@@ -136,7 +137,7 @@ func appendCustomListParts(b []byte, res *resource, rev uint64, cont string, rem
 	t = append(t, `List","metadata":{"continue":"`...)
 	t = append(t, cont...)
 	t = append(t, '"')
-	if cont != "" {
+	if cont != "" && remaining >= 0 {
 		t = append(t, `,"remainingItemCount":`...)
 		t = strconv.AppendInt(t, remaining, 10)
 	}
@@ -221,21 +222,46 @@ type continueToken struct {
 	V     string `json:"v"`
 	RV    uint64 `json:"rv"`
 	Start string `json:"start"`
+	// Offset is litek8s's: the number of objects before Start in the list
+	// (remainingItemCount without walking the rest).
+	Offset int64 `json:"offset,omitempty"`
 }
 
-func encodeContinue(rev uint64, last *kv.Object, namespace string) string {
-	start := "/" + last.Key.Name // kube's etcd key after the list's prefix
-	if namespace == "" && last.Key.Namespace != "" {
-		start = "/" + last.Key.Namespace + start
+// remainingItems is a page's remainingItemCount: the objects of l after
+// the first served ones, -1 (not set) when a selector filters the list, as
+// kube-apiserver does (it cannot count what matches without reading it).
+func remainingItems(l *kv.List, everything bool, served int64, last kv.Key, namespace string) int64 {
+	if !everything {
+		return -1
 	}
-	b, _ := json.Marshal(continueToken{V: "meta.k8s.io/v1", RV: rev, Start: start + "\x00"})
+	if r := int64(l.Len()) - served; r > 0 {
+		return r
+	}
+	// A token whose offset does not fit this list (made by hand): count.
+	r := int64(0)
+	l.Range(continueStart(last, namespace), func(*kv.Object) bool { r++; return true })
+	return r
+}
+
+func encodeContinue(rev uint64, last *kv.Object, namespace string, offset int64) string {
+	start := "/" + continueStart(last.Key, namespace) // kube's etcd key after the list's prefix
+	b, _ := json.Marshal(continueToken{V: "meta.k8s.io/v1", RV: rev, Start: start + "\x00", Offset: offset})
 	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// continueStart is where a list continues after k: "namespace/name" in a
+// list of all namespaces, else the name.
+func continueStart(k kv.Key, namespace string) string {
+	if namespace == "" && k.Namespace != "" {
+		return k.Namespace + "/" + k.Name
+	}
+	return k.Name
 }
 
 func decodeContinue(s string) (*continueToken, error) {
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 	var t continueToken
-	if err != nil || json.Unmarshal(b, &t) != nil || t.V != "meta.k8s.io/v1" || !strings.HasSuffix(t.Start, "\x00") {
+	if err != nil || json.Unmarshal(b, &t) != nil || t.V != "meta.k8s.io/v1" || !strings.HasSuffix(t.Start, "\x00") || t.Offset < 0 {
 		return nil, badRequest("continue key is not valid: %q", s)
 	}
 	t.Start = strings.TrimPrefix(strings.TrimSuffix(t.Start, "\x00"), "/")

@@ -84,7 +84,8 @@ func (t *tableWriter) appendRow(b []byte, obj *kv.Object, comma bool) []byte {
 
 func (t *tableWriter) appendTrailer(b []byte) []byte { return append(b, "]}"...) }
 
-// appendListMeta appends {"resourceVersion":"N"[,"continue":…,"remainingItemCount":N]}.
+// appendListMeta appends {"resourceVersion":"N"[,"continue":…[,"remainingItemCount":N]]}
+// (remaining < 0: not known).
 func appendListMeta(b []byte, rev uint64, cont string, remaining int64) []byte {
 	b = append(b, `{"resourceVersion":"`...)
 	b = strconv.AppendUint(b, rev, 10)
@@ -92,8 +93,11 @@ func appendListMeta(b []byte, rev uint64, cont string, remaining int64) []byte {
 	if cont != "" {
 		b = append(b, `,"continue":"`...)
 		b = append(b, cont...)
-		b = append(b, `","remainingItemCount":`...)
-		b = strconv.AppendInt(b, remaining, 10)
+		b = append(b, '"')
+		if remaining >= 0 {
+			b = append(b, `,"remainingItemCount":`...)
+			b = strconv.AppendInt(b, remaining, 10)
+		}
 	}
 	return append(b, '}')
 }

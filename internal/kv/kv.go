@@ -153,6 +153,17 @@ type List struct {
 	// named after (within the list's namespace) when after is non-empty,
 	// until fn returns false. Nil for an empty resource.
 	Each func(after string, fn func(*Object) bool)
+	// Count returns the number of objects in the list (cheap after the
+	// first call on a view); nil for an empty resource.
+	Count func() int
+}
+
+// Len is Count that tolerates an empty list.
+func (l *List) Len() int {
+	if l.Count == nil {
+		return 0
+	}
+	return l.Count()
 }
 
 // Range is Each that tolerates an empty list.

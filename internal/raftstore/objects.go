@@ -2,6 +2,7 @@ package raftstore
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/google/btree"
 
@@ -24,7 +25,7 @@ type table struct {
 	tree *btree.BTreeG[*kv.Object]
 	// view is an immutable clone of tree shared by readers; nil after a
 	// write until a reader asks again.
-	view *btree.BTreeG[*kv.Object]
+	view *view
 	// modRev is the revision of the last change to the table.
 	modRev uint64
 	// past are earlier views that readers took, newest last, each with the
@@ -34,8 +35,46 @@ type table struct {
 
 // pastView is a view of a table that was current for revisions [from, to).
 type pastView struct {
-	tree     *btree.BTreeG[*kv.Object]
+	view     *view
 	from, to uint64
+}
+
+// view is an immutable tree of one resource and the object counts of its
+// namespaces, counted once on demand (a paginated list's remainingItemCount
+// then costs nothing on its later pages).
+type view struct {
+	tree *btree.BTreeG[*kv.Object]
+
+	mu     sync.Mutex     // guards counts
+	counts map[string]int // by namespace
+}
+
+func newView(tree *btree.BTreeG[*kv.Object]) *view { return &view{tree: tree} }
+
+// count returns the number of objects in namespace (all when empty).
+func (v *view) count(namespace string) int {
+	if namespace == "" {
+		return v.tree.Len()
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if n, ok := v.counts[namespace]; ok {
+		return n
+	}
+	n := 0
+	ascend(v.tree, namespace, "", func(*kv.Object) bool { n++; return true })
+	if v.counts == nil {
+		v.counts = make(map[string]int)
+	}
+	v.counts[namespace] = n
+	return n
+}
+
+// list is the kv.List of namespace in v at rev.
+func (v *view) list(namespace string, rev, modRev uint64) *List {
+	return &List{Rev: rev, ModRev: modRev,
+		Each:  func(after string, fn func(*kv.Object) bool) { ascend(v.tree, namespace, after, fn) },
+		Count: func() int { return v.count(namespace) }}
 }
 
 // maxPastViews bounds the earlier views kept per resource. A view shares
@@ -52,7 +91,7 @@ func (t *table) retire(rev uint64) {
 	if len(t.past) == maxPastViews {
 		t.past = append(t.past[:0], t.past[1:]...)
 	}
-	t.past = append(t.past, pastView{tree: t.view, from: t.modRev, to: rev})
+	t.past = append(t.past, pastView{view: t.view, from: t.modRev, to: rev})
 	t.view = nil
 }
 
@@ -101,17 +140,17 @@ func (o *objects) remove(k kv.Key, rev uint64) {
 // viewAt returns a view of resource as it was at revision rev: the
 // current one when nothing changed since, else a past view readers took
 // that was current then; nil when none is kept.
-func (o *objects) viewAt(resource string, rev uint64) *btree.BTreeG[*kv.Object] {
+func (o *objects) viewAt(resource string, rev uint64) *view {
 	if o.modRev(resource) <= rev {
 		if v := o.viewOf(resource); v != nil {
 			return v
 		}
-		return btree.NewG(btreeDegree, lessObject) // no objects yet
+		return newView(btree.NewG(btreeDegree, lessObject)) // no objects yet
 	}
 	if t := o.tables[resource]; t != nil && rev >= o.restoredAt {
 		for _, p := range t.past {
 			if p.from <= rev && rev < p.to {
-				return p.tree
+				return p.view
 			}
 		}
 	}
@@ -129,13 +168,13 @@ func (o *objects) modRev(resource string) uint64 {
 // viewOf returns an immutable tree of resource that may be read without a
 // lock while the store keeps changing. Caller must hold the write lock when
 // view is nil (Clone marks the original for copy-on-write).
-func (o *objects) viewOf(resource string) *btree.BTreeG[*kv.Object] {
+func (o *objects) viewOf(resource string) *view {
 	t := o.tables[resource]
 	if t == nil {
 		return nil
 	}
 	if t.view == nil {
-		t.view = t.tree.Clone()
+		t.view = newView(t.tree.Clone())
 	}
 	return t.view
 }

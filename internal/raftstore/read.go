@@ -22,11 +22,10 @@ func (f *fsm) list(resource, namespace string) *List {
 	v := f.objs.viewOf(resource)
 	rev, mod := f.applied, f.objs.modRev(resource)
 	f.mu.Unlock()
-	l := &List{Rev: rev, ModRev: mod}
-	if v != nil {
-		l.Each = func(after string, fn func(*kv.Object) bool) { ascend(v, namespace, after, fn) }
+	if v == nil {
+		return &List{Rev: rev, ModRev: mod}
 	}
-	return l
+	return v.list(namespace, rev, mod)
 }
 
 // listAt returns a view of resource in namespace as it was at revision
@@ -38,7 +37,7 @@ func (f *fsm) listAt(resource, namespace string, rev uint64) *List {
 	if v == nil {
 		return nil
 	}
-	return &List{Rev: rev, ModRev: rev, Each: func(after string, fn func(*kv.Object) bool) { ascend(v, namespace, after, fn) }}
+	return v.list(namespace, rev, rev)
 }
 
 // watch registers a watcher for events after rev.

@@ -34,7 +34,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	s := &fsmSnapshot{applied: f.applied}
 	for name := range f.objs.tables {
 		if v := f.objs.viewOf(name); v != nil {
-			s.trees = append(s.trees, v)
+			s.trees = append(s.trees, v.tree)
 		}
 	}
 	return s, nil
