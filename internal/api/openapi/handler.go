@@ -7,47 +7,80 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Handler serves the /openapi/v3 index and the group-version documents.
-// It is immutable after New and safe for concurrent use.
+// It builds them when first asked (an idle member never pays for them:
+// they are the largest thing a member holds before it stores anything)
+// and is safe for concurrent use.
 type Handler struct {
+	kinds []Kind
+	now   func() time.Time // clock for Expires
+
+	once sync.Once
+	set  *docSet
+	err  error
+}
+
+// docSet is what a Handler serves, immutable once built.
+type docSet struct {
 	index        []byte              // the /openapi/v3 body
 	docs         map[string]document // by index key: "api/v1", "apis/apps/v1"
 	lastModified time.Time           // when the documents were generated
-	now          func() time.Time    // clock for Expires
 	v2           *v2Document         // /openapi/v2, built from docs when first asked for
 }
 
-// New generates the documents of kinds, grouped by group-version, and
-// their index. It fails if a kind is invalid or a type cannot be described.
+// New checks kinds and returns their Handler; the documents are generated
+// on the first request (or Build). It fails if a kind is invalid.
 func New(kinds []Kind) (*Handler, error) {
 	if err := validateKinds(kinds); err != nil {
 		return nil, err
 	}
+	return &Handler{kinds: kinds, now: time.Now}, nil
+}
+
+// Build generates the documents now if no request did yet; it fails if a
+// type cannot be described.
+func (h *Handler) Build() error {
+	_, err := h.load()
+	return err
+}
+
+func (h *Handler) load() (*docSet, error) {
+	h.once.Do(func() { h.set, h.err = buildSet(h.kinds) })
+	return h.set, h.err
+}
+
+func buildSet(kinds []Kind) (*docSet, error) {
 	hints := loadMergeHints(kinds)
 	version := serverVersion()
-	h := &Handler{
-		docs:         make(map[string]document),
-		lastModified: time.Now().UTC().Truncate(time.Second),
-		now:          time.Now,
-	}
+	set := &docSet{docs: make(map[string]document), lastModified: time.Now().UTC().Truncate(time.Second)}
 	for _, gv := range groupVersions(kinds) {
 		spec, err := buildDocument(gv, kindsOf(kinds, gv), hints, version)
 		if err != nil {
 			return nil, err
 		}
-		if h.docs[gv.docPath()], err = newDocument(spec); err != nil {
+		if set.docs[gv.docPath()], err = newDocument(spec); err != nil {
 			return nil, err
 		}
 	}
 	var err error
-	if h.index, err = buildIndex(h.docs); err != nil {
+	if set.index, err = buildIndex(set.docs); err != nil {
 		return nil, err
 	}
-	h.v2 = &v2Document{v3: h.docs}
-	return h, nil
+	set.v2 = &v2Document{v3: set.docs}
+	return set, nil
+}
+
+// loadOr500 returns the documents, or answers 500 when they cannot be built.
+func (h *Handler) loadOr500(w http.ResponseWriter) *docSet {
+	set, err := h.load()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+	}
+	return set
 }
 
 // Register routes GET (and HEAD) /openapi/v2, /openapi/v3 and
@@ -61,9 +94,13 @@ func (h *Handler) Register(mux *http.ServeMux) {
 // serveIndex answers the index the way kube-apiserver does: text/plain,
 // never cached without revalidation.
 func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
+	set := h.loadOr500(w)
+	if set == nil {
+		return
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache, private")
-	http.ServeContent(w, r, "", h.lastModified, bytes.NewReader(h.index))
+	http.ServeContent(w, r, "", set.lastModified, bytes.NewReader(set.index))
 }
 
 // serveDocument answers one document. With the current ?hash= it may be
@@ -71,8 +108,12 @@ func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 // kube-openapi does; without one clients must revalidate (Etag,
 // Last-Modified).
 func (h *Handler) serveDocument(w http.ResponseWriter, r *http.Request) {
+	set := h.loadOr500(w)
+	if set == nil {
+		return
+	}
 	key := r.PathValue("path")
-	doc, ok := h.docs[key]
+	doc, ok := set.docs[key]
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -95,7 +136,7 @@ func (h *Handler) serveDocument(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Etag", strconv.Quote(doc.hash))
-	http.ServeContent(w, r, "", h.lastModified, bytes.NewReader(doc.body))
+	http.ServeContent(w, r, "", set.lastModified, bytes.NewReader(doc.body))
 }
 
 // acceptsJSON reports whether an Accept header admits application/json.

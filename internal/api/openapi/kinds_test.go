@@ -46,7 +46,20 @@ func newServedHandler(t testing.TB) *Handler {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	if err := h.Build(); err != nil {
+		t.Fatalf("Build: %v", err)
+	}
 	return h
+}
+
+// mustDocs returns h's built documents.
+func mustDocs(t testing.TB, h *Handler) map[string]document {
+	t.Helper()
+	set, err := h.load()
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return set.docs
 }
 
 // newServedHandlerFor builds the handler for kinds.
@@ -55,6 +68,9 @@ func newServedHandlerFor(t testing.TB, kinds []Kind) *Handler {
 	h, err := New(kinds)
 	if err != nil {
 		t.Fatalf("New: %v", err)
+	}
+	if err := h.Build(); err != nil {
+		t.Fatalf("Build: %v", err)
 	}
 	return h
 }

@@ -13,7 +13,7 @@ import (
 // kube-openapi's spec3 types.
 func parsedDoc(t *testing.T, h *Handler, key string) *spec3.OpenAPI {
 	t.Helper()
-	doc, ok := h.docs[key]
+	doc, ok := mustDocs(t, h)[key]
 	if !ok {
 		t.Fatalf("no document %q", key)
 	}

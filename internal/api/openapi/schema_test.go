@@ -16,7 +16,7 @@ func decodedDocs(t *testing.T) map[string]map[string]any {
 	t.Helper()
 	h := newServedHandler(t)
 	docs := make(map[string]map[string]any)
-	for key, d := range h.docs {
+	for key, d := range mustDocs(t, h) {
 		var doc map[string]any
 		if err := json.Unmarshal(d.body, &doc); err != nil {
 			t.Fatalf("%s: %v", key, err)

@@ -83,19 +83,24 @@ func (h *Handler) serveV2(w http.ResponseWriter, r *http.Request) {
 		default:
 			continue
 		}
-		h.v2.build(serverVersion())
-		if h.v2.err != nil {
-			http.Error(w, h.v2.err.Error(), http.StatusServiceUnavailable)
+		set := h.loadOr500(w)
+		if set == nil {
 			return
 		}
-		body, ct := h.v2.json, "application/json"
+		v2 := set.v2
+		v2.build(serverVersion())
+		if v2.err != nil {
+			http.Error(w, v2.err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		body, ct := v2.json, "application/json"
 		if pb {
-			body, ct = h.v2.pb, v2Protobuf
+			body, ct = v2.pb, v2Protobuf
 		}
 		w.Header().Set("Content-Type", ct)
 		w.Header().Set("Cache-Control", "no-cache, private")
-		w.Header().Set("Etag", strconv.Quote(h.v2.hash))
-		http.ServeContent(w, r, "", h.lastModified, bytes.NewReader(body))
+		w.Header().Set("Etag", strconv.Quote(v2.hash))
+		http.ServeContent(w, r, "", set.lastModified, bytes.NewReader(body))
 		return
 	}
 	w.WriteHeader(http.StatusNotAcceptable)
