@@ -15,6 +15,7 @@
 // protobuf-only clients, see negotiate.go) and custom resources'
 // PartialObjectMetadata (partial.go). Writes parse and re-encode (on the
 // leader only). Run is the one goroutine a Server needs besides its
-// handlers: the leader's deletion loop (reaper.go); its owner starts it and
-// waits for it to return before closing the store.
+// handlers: the leader's deletion loop of pods whose grace period ended
+// (reaper.go); its owner starts it and waits for it to return before
+// closing the store.
 package api

@@ -34,8 +34,8 @@ import (
 //     (reaper.go) deletes it when the grace period ends. A pod not bound to
 //     a node, or finished, or deleted with gracePeriodSeconds=0, goes at
 //     once (after a write that marks it, as in kube).
-//   - A Namespace is marked Terminating; the deletion loop empties it and
-//     then removes it (namespace.go).
+//   - A Namespace is marked Terminating; the namespace controller empties
+//     it and then finalizes it, which removes it (namespace.go).
 //
 // The answer is the object when it stays (200), and a Success Status when
 // it is gone, except for the kinds kube answers with the deleted object.

@@ -17,15 +17,12 @@ import (
 // Namespace deletion, as kube's namespace registry and NamespaceLifecycle
 // admission do it: the first DELETE marks the namespace (deletionTimestamp,
 // status.phase Terminating) and answers it; creates into it are then
-// refused with 403; the leader's deletion loop (reaper.go) deletes its
-// contents and, once it is empty, removes the "kubernetes" finalizer, which
-// deletes the namespace (kube's namespace controller does the same).
+// refused with 403; the namespace controller (internal/controllers/namespace)
+// deletes its contents and, once it is empty, removes the "kubernetes"
+// finalizer through the finalize subresource, which deletes the namespace.
 
 // immortalNamespaces may not be deleted.
 var immortalNamespaces = map[string]bool{"default": true, "kube-system": true, "kube-public": true}
-
-// namespaceFinalizer is the spec finalizer the namespace controller owns.
-const namespaceFinalizer = corev1.FinalizerKubernetes
 
 func errImmortalNamespace(name string) error {
 	return apierrors.NewForbidden(schema.GroupResource{Resource: "namespaces"}, name,
@@ -74,9 +71,6 @@ func (s *Server) deleteNamespaceOnce(ctx context.Context, q *request, opts *meta
 		raw, _, err := s.writeDeletionMark(ctx, q, ns, cur, opts)
 		if err != nil {
 			return nil, err
-		}
-		if len(opts.DryRun) == 0 {
-			s.reaper().kickNamespaces()
 		}
 		return &deleteResult{raw: raw, uid: cur.UID}, nil
 	}
@@ -161,28 +155,4 @@ func (s *Server) withFinalizers(q *request, old, obj runtime.Object, manager str
 	out.Spec.Finalizers = ns.Spec.Finalizers
 	out.ResourceVersion = ns.ResourceVersion
 	return s.trackUpdate(q.res, "finalize", old, out, manager)
-}
-
-// finalizeNamespace removes the namespace controller's finalizer from an
-// emptied namespace; with no finalizers left the update deletes it.
-func (s *Server) finalizeNamespace(ctx context.Context, name string) error {
-	res := s.registry().lookup("v1", "namespaces")
-	q := &request{res: res, name: name, subresource: "finalize"}
-	opts := &writeOptions{manager: "kube-apiserver", validation: validateIgnore}
-	u := &mutation{q: q, opts: opts, ws: &warnings{}, desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
-		ns, ok := old.(*corev1.Namespace)
-		if !ok {
-			return nil, fmt.Errorf("api: namespace %s is a %T", name, old)
-		}
-		out := ns.DeepCopy()
-		out.Spec.Finalizers = nil
-		for _, f := range ns.Spec.Finalizers {
-			if f != namespaceFinalizer {
-				out.Spec.Finalizers = append(out.Spec.Finalizers, f)
-			}
-		}
-		return out, nil
-	}}
-	_, err := s.guaranteedUpdate(ctx, u)
-	return err
 }

@@ -13,22 +13,19 @@ import (
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
-// The deletion loop: what kube's kubelet and namespace controller do to
-// finish deletions, run by the leader until the controllers of issue 5
-// take over.
+// The deletion loop: what kube's kubelet does to finish a pod's graceful
+// deletion, run by the leader until simulated kubelets take over.
 //
 //   - A pod deleted gracefully (bound to a node) is deleted when its grace
 //     period ends, as a kubelet does once its containers have stopped:
 //     litek8s runs no containers, so there is nothing else to wait for.
 //     Finalizers still hold it afterwards.
-//   - A Terminating namespace is emptied: every object in it is deleted
-//     (pods at once, with no grace period, as there is no kubelet), and once
-//     nothing is left the namespace's "kubernetes" finalizer is removed,
-//     which deletes it. Objects held by finalizers keep it Terminating, as
-//     in kube.
+//
+// Namespaces being deleted are emptied and finalized by the namespace
+// controller (internal/controllers/namespace).
 //
 // Concurrency: Run is the loop's only goroutine; DELETE handlers hand it
-// work through schedule and kickNamespaces, under mu.
+// work through schedule, under mu.
 
 // reapInterval is how often the loop looks for due work.
 const reapInterval = 500 * time.Millisecond
@@ -44,13 +41,9 @@ type reaper struct {
 	mu sync.Mutex // protects the fields below
 	// due are pods whose graceful deletion ends at the given time.
 	due map[kv.Key]dueDeletion
-	// namespaces: a namespace may be Terminating (set on a namespace
-	// DELETE and when this member becomes leader; cleared when none is).
-	namespaces bool
 	// rescan: look for pods being deleted in the whole store (on becoming
 	// leader: the deletions another leader scheduled are not in due).
 	rescan bool
-	kick   chan struct{} // wakes Run; buffered, never closed
 }
 
 type dueDeletion struct {
@@ -62,8 +55,7 @@ func (s *Server) reaper() *reaper {
 	rp := &s.writes.reaper
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	if rp.kick == nil {
-		rp.kick = make(chan struct{}, 1)
+	if rp.due == nil {
 		rp.due = make(map[kv.Key]dueDeletion)
 	}
 	return rp
@@ -74,17 +66,6 @@ func (rp *reaper) schedule(key kv.Key, uid string, at time.Time) {
 	rp.mu.Lock()
 	rp.due[key] = dueDeletion{uid: uid, at: at}
 	rp.mu.Unlock()
-}
-
-// kickNamespaces makes the loop look at namespaces now.
-func (rp *reaper) kickNamespaces() {
-	rp.mu.Lock()
-	rp.namespaces = true
-	rp.mu.Unlock()
-	select {
-	case rp.kick <- struct{}{}:
-	default:
-	}
 }
 
 // Run runs the deletion loop until ctx ends; it works only while this
@@ -100,7 +81,6 @@ func (s *Server) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case <-rp.kick:
 		}
 		_, self, ok := s.store.Leader()
 		if !ok || !self {
@@ -110,7 +90,7 @@ func (s *Server) Run(ctx context.Context) {
 		if !leader {
 			leader = true
 			rp.mu.Lock()
-			rp.namespaces, rp.rescan = true, true
+			rp.rescan = true
 			rp.mu.Unlock()
 		}
 		s.reapOnce(ctx)
@@ -121,20 +101,13 @@ func (s *Server) Run(ctx context.Context) {
 func (s *Server) reapOnce(ctx context.Context) {
 	rp := s.reaper()
 	rp.mu.Lock()
-	rescan, namespaces := rp.rescan, rp.namespaces
-	rp.rescan, rp.namespaces = false, false
+	rescan := rp.rescan
+	rp.rescan = false
 	rp.mu.Unlock()
 	if rescan {
 		s.scanTerminatingPods(ctx)
 	}
 	s.reapPods(ctx)
-	if namespaces {
-		if busy := s.reapNamespaces(ctx); busy {
-			rp.mu.Lock()
-			rp.namespaces = true
-			rp.mu.Unlock()
-		}
-	}
 }
 
 // scanTerminatingPods schedules every pod with a graceful deletion under
@@ -188,78 +161,4 @@ func (s *Server) reapPods(ctx context.Context) {
 			rp.schedule(k, uids[i], now.Add(time.Second)) // try again
 		}
 	}
-}
-
-// reapNamespaces empties and removes the Terminating namespaces. It
-// reports whether some are still Terminating.
-func (s *Server) reapNamespaces(ctx context.Context) bool {
-	l, err := s.store.List(ctx, "namespaces", "", false)
-	if err != nil {
-		return true
-	}
-	var terminating []string
-	l.Range("", func(obj *kv.Object) bool {
-		if gjson.GetBytes(obj.Raw, "status.phase").Str == "Terminating" {
-			terminating = append(terminating, obj.Key.Name)
-		}
-		return true
-	})
-	for _, ns := range terminating {
-		empty, err := s.emptyNamespace(ctx, ns)
-		if err != nil {
-			if ctx.Err() == nil {
-				s.log.Warn("emptying a namespace", "namespace", ns, "err", err)
-			}
-			continue
-		}
-		if !empty {
-			continue
-		}
-		if err := s.finalizeNamespace(ctx, ns); err != nil && !apierrors.IsNotFound(err) && ctx.Err() == nil {
-			s.log.Warn("finalizing a namespace", "namespace", ns, "err", err)
-		}
-	}
-	return len(terminating) > 0
-}
-
-// emptyNamespace deletes every object in namespace ns and reports whether
-// none is left.
-func (s *Server) emptyNamespace(ctx context.Context, ns string) (bool, error) {
-	empty := true
-	zero := int64(0)
-	background := metav1.DeletePropagationBackground
-	for _, res := range s.refreshCRDs(ctx).all {
-		if !res.Namespaced {
-			continue
-		}
-		l, err := s.store.List(ctx, res.storeKey(), ns, false)
-		if err != nil {
-			return false, availabilityErr(err)
-		}
-		var objs []*kv.Object
-		l.Range("", func(obj *kv.Object) bool {
-			objs = append(objs, obj)
-			return true
-		})
-		for _, obj := range objs {
-			if gjson.GetBytes(obj.Raw, "metadata.deletionTimestamp").Exists() && res.storeKey() != "pods" {
-				empty = false
-				continue // waiting for its finalizers
-			}
-			q := &request{res: res, namespace: ns, name: obj.Key.Name}
-			uid := types.UID(obj.UID)
-			opts := &metav1.DeleteOptions{PropagationPolicy: &background, Preconditions: &metav1.Preconditions{UID: &uid}}
-			if res.storeKey() == "pods" {
-				opts.GracePeriodSeconds = &zero
-			}
-			dr, err := s.deleteObject(ctx, q, opts)
-			switch {
-			case err == nil && !dr.deleted, apierrors.IsConflict(err):
-				empty = false // held by finalizers, or replaced
-			case err != nil && !apierrors.IsNotFound(err):
-				return false, err
-			}
-		}
-	}
-	return empty, nil
 }

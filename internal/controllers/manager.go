@@ -50,9 +50,10 @@ func (m *Manager) lead(ctx context.Context) {
 	m.log.Info("leading: controllers started")
 	kc := kit.NewContext(m.opts.Store, &m.stats.resyncs, m.restConfig, m.log)
 	var typed []kit.Controller
-	for _, build := range []func(*kit.Context, Config) []kit.Controller{workloads, scheduling, cluster} {
+	for _, build := range []func(*kit.Context, Config) []kit.Controller{workloads, scheduling} {
 		typed = append(typed, build(kc, m.opts.Config)...)
 	}
+	typed = append(typed, cluster(kc, m.opts.Config, m.opts.Resources, m.restConfig)...)
 	kc.Informers.Start(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { newGC(m.opts, m.gcClient, &m.stats, m.log).run(ctx) })

@@ -1,15 +1,54 @@
 package controllers
 
-import "github.com/litek8s/litek8s/internal/controllers/kit"
+import (
+	"context"
+	"errors"
 
-// cluster builds the term's namespace, endpoints/endpointslices and volume protection controllers.
-func cluster(kc *kit.Context, cfg Config) []kit.Controller {
-	return nil
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
+	"github.com/litek8s/litek8s/internal/controllers/namespace"
+)
+
+// cluster builds the term's namespace, endpoints/endpointslices and
+// volume protection controllers. resources lists the served resources
+// (the namespace controller deletes the objects of every namespaced one);
+// restConfig is a controller's in-process client configuration.
+func cluster(kc *kit.Context, cfg Config, resources Resources, restConfig func(string) *rest.Config) []kit.Controller {
+	dyn, err := dynamic.NewForConfig(restConfig(namespace.Name))
+	if err != nil { // only a malformed rest.Config fails, and ours is fixed
+		panic("controllers: namespace controller client: " + err.Error())
+	}
+	return []kit.Controller{
+		namespace.New(kc, cfg.Cluster.Namespace, namespacedResources(resources), dyn),
+	}
+}
+
+// namespacedResources adapts resources to what the namespace controller
+// wants.
+func namespacedResources(resources Resources) namespace.Resources {
+	return func(ctx context.Context) []schema.GroupVersionResource {
+		var out []schema.GroupVersionResource
+		for _, r := range resources(ctx) {
+			if r.Namespaced {
+				out = append(out, r.GVR)
+			}
+		}
+		return out
+	}
 }
 
 // ClusterConfig configures them.
-type ClusterConfig struct{}
+type ClusterConfig struct {
+	Namespace namespace.Config
+}
 
-func defaultCluster() ClusterConfig { return ClusterConfig{} }
+func defaultCluster() ClusterConfig {
+	return ClusterConfig{Namespace: namespace.DefaultConfig()}
+}
 
-func (c *ClusterConfig) validate() error { return nil }
+func (c *ClusterConfig) validate() error {
+	return errors.Join(c.Namespace.Validate())
+}

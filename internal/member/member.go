@@ -141,7 +141,7 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.bootstrapNamespaces(bctx) }()
 	m.wg.Add(1)
-	go func() { defer m.wg.Done(); m.api.Run(bctx) }() // the leader's deletion loop (pods, namespaces)
+	go func() { defer m.wg.Done(); m.api.Run(bctx) }() // the leader's deletion loop (pods whose grace period ended)
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.ctrl.Run(bctx) }() // the controllers, while this member leads
 	return m, nil
