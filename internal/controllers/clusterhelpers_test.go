@@ -236,20 +236,24 @@ func podTemplate(app string) corev1.PodTemplateSpec {
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}
 }
 
-// deploymentChain creates what the deployment and replicaset controllers
-// would: a Deployment, a ReplicaSet it owns and pods the ReplicaSet owns,
-// every reference blocking.
+// deploymentChain creates a Deployment, a ReplicaSet it owns and pods the
+// ReplicaSet owns, every reference blocking, that the workload
+// controllers leave alone: the references are not controller references,
+// the Deployment is paused, and the ReplicaSet wants no pods and selects
+// none (its labels are not the Deployment's).
 func (f *fixture) deploymentChain(t *testing.T, ns, name string, pods int) (*appsv1.Deployment, *appsv1.ReplicaSet) {
 	t.Helper()
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}
 	d, err := f.cs.AppsV1().Deployments(ns).Create(t.Context(), &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: appsv1.DeploymentSpec{Selector: sel, Template: podTemplate(name)}}, metav1.CreateOptions{})
+		Spec: appsv1.DeploymentSpec{Selector: sel, Template: podTemplate(name), Paused: true}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	zero := int32(0)
+	rsSel := &metav1.LabelSelector{MatchLabels: map[string]string{"app": name + "-rs"}}
 	rs, err := f.cs.AppsV1().ReplicaSets(ns).Create(t.Context(), &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{
 		Name: name + "-rs", OwnerReferences: []metav1.OwnerReference{ref("apps/v1", "Deployment", d, true)}},
-		Spec: appsv1.ReplicaSetSpec{Selector: sel, Template: podTemplate(name)}}, metav1.CreateOptions{})
+		Spec: appsv1.ReplicaSetSpec{Replicas: &zero, Selector: rsSel, Template: podTemplate(name + "-rs")}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

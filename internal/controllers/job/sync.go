@@ -1,0 +1,272 @@
+package job
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/litek8s/litek8s/internal/controllers/workload"
+)
+
+// view is what a sync sees of a Job's pods.
+type view struct {
+	active                  []*corev1.Pod
+	ready                   int32
+	succeeded, failed       int32
+	succeededIdx, activeIdx map[int]bool // Indexed Jobs only
+}
+
+func (c *controller) sync(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	cached, err := c.jobs.Jobs(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.exp.Forget(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	job := cached.DeepCopy()
+	if finished(job) {
+		return c.expire(ctx, job)
+	}
+	sel, err := metav1.LabelSelectorAsSelector(job.Spec.Selector)
+	if err != nil || sel.Empty() {
+		return nil
+	}
+	satisfied := c.exp.Satisfied(key)
+	all, err := c.pods.Pods(ns).List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	claimer := &workload.Claimer{Owner: job, Kind: kind, Selector: sel,
+		Recheck: func(ctx context.Context) (metav1.Object, error) {
+			return c.client.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+		},
+		Patch: func(ctx context.Context, ns, name string, p []byte) error {
+			_, err := c.client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, p, metav1.PatchOptions{})
+			return err
+		}}
+	pods, err := workload.Claim(ctx, claimer, all)
+	if err != nil {
+		return err
+	}
+	v := observe(job, pods)
+	now := time.Now()
+	st := job.Status.DeepCopy()
+	st.Succeeded, st.Failed = max(st.Succeeded, v.succeeded), max(st.Failed, v.failed)
+	if indexed(job) {
+		st.CompletedIndexes = formatIndexes(v.succeededIdx)
+		st.Succeeded = int32(len(v.succeededIdx))
+	}
+	var manageErr error
+	switch reason, msg := failure(job, st, now); {
+	case reason != "":
+		manageErr = c.deletePods(ctx, key, job, v.active)
+		if manageErr == nil {
+			finish(st, batchv1.JobFailureTarget, batchv1.JobFailed, reason, msg, now)
+			c.events.Event(job, corev1.EventTypeWarning, reason, msg)
+		}
+	case succeeded(job, st, len(v.active)):
+		manageErr = c.deletePods(ctx, key, job, v.active)
+		if manageErr == nil {
+			finish(st, batchv1.JobSuccessCriteriaMet, batchv1.JobComplete, "CompletionsReached", "Reached expected number of succeeded pods", now)
+			st.CompletionTime = &metav1.Time{Time: now}
+			c.events.Event(job, corev1.EventTypeNormal, "Completed", "Job completed")
+		}
+	case satisfied:
+		manageErr = c.manage(ctx, key, job, st, v, now)
+	}
+	st.Active, st.Ready = int32(len(v.active)), &v.ready
+	if err := c.updateStatus(ctx, job, st); err != nil {
+		return errors.Join(manageErr, err)
+	}
+	if manageErr == nil && job.Spec.ActiveDeadlineSeconds != nil && st.StartTime != nil && !finished(&batchv1.Job{Status: *st}) {
+		left := time.Until(st.StartTime.Add(time.Duration(*job.Spec.ActiveDeadlineSeconds) * time.Second))
+		c.loop.Queue.AddAfter(key, max(left, 0))
+	}
+	return manageErr
+}
+
+// observe counts job's pods.
+func observe(job *batchv1.Job, pods []*corev1.Pod) view {
+	v := view{succeededIdx: map[int]bool{}, activeIdx: map[int]bool{}}
+	for _, p := range pods {
+		switch {
+		case p.Status.Phase == corev1.PodSucceeded:
+			v.succeeded++
+			if i, ok := indexOf(p, job); ok {
+				v.succeededIdx[i] = true
+			}
+		case p.Status.Phase == corev1.PodFailed:
+			v.failed++
+		case workload.IsActive(p):
+			v.active = append(v.active, p)
+			if workload.IsReady(p) {
+				v.ready++
+			}
+			if i, ok := indexOf(p, job); ok {
+				v.activeIdx[i] = true
+			}
+		}
+	}
+	return v
+}
+
+// manage starts or stops pods to run what is left, at most parallelism
+// at a time (none while suspended).
+func (c *controller) manage(ctx context.Context, key string, job *batchv1.Job, st *batchv1.JobStatus, v view, now time.Time) error {
+	suspended := job.Spec.Suspend != nil && *job.Spec.Suspend
+	setSuspended(st, suspended, now)
+	if suspended {
+		return c.deletePods(ctx, key, job, v.active)
+	}
+	if st.StartTime == nil {
+		st.StartTime = &metav1.Time{Time: now}
+	}
+	want := wantActive(job, st.Succeeded, int32(len(v.active)))
+	switch diff := int(want) - len(v.active); {
+	case diff > 0:
+		return c.createPods(ctx, key, job, nextIndexes(job, v, diff), diff)
+	case diff < 0:
+		victims := slices.Clone(v.active)
+		slices.SortFunc(victims, func(a, b *corev1.Pod) int { // newest first
+			return b.CreationTimestamp.Time.Compare(a.CreationTimestamp.Time)
+		})
+		return c.deletePods(ctx, key, job, victims[:-diff])
+	}
+	return nil
+}
+
+// wantActive is how many pods job should run now.
+func wantActive(job *batchv1.Job, succeeded, active int32) int32 {
+	par := int32(1)
+	if job.Spec.Parallelism != nil {
+		par = *job.Spec.Parallelism
+	}
+	if job.Spec.Completions == nil { // a work queue: no new pods once one succeeded
+		if succeeded > 0 {
+			return min(active, par)
+		}
+		return par
+	}
+	return max(0, min(par, *job.Spec.Completions-succeeded))
+}
+
+func (c *controller) createPods(ctx context.Context, key string, job *batchv1.Job, idx []int, n int) error {
+	c.exp.ExpectCreations(key, n)
+	var mu sync.Mutex // guards next
+	next := 0
+	ok, err := workload.SlowStart(n, func() error {
+		prefix := job.Name + "-"
+		pod := workload.PodFromTemplate(&job.Spec.Template, job, kind, prefix)
+		if indexed(job) {
+			mu.Lock()
+			i := idx[next]
+			next++
+			mu.Unlock()
+			setIndex(pod, job, i)
+		}
+		created, err := c.client.CoreV1().Pods(job.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		if err != nil {
+			if !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+				c.events.Eventf(job, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
+			}
+			return err
+		}
+		c.events.Eventf(job, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", created.Name)
+		return nil
+	})
+	for range n - ok {
+		c.exp.CreationObserved(key)
+	}
+	return err
+}
+
+func (c *controller) deletePods(ctx context.Context, key string, job *batchv1.Job, pods []*corev1.Pod) error {
+	if len(pods) == 0 {
+		return nil
+	}
+	keys := make([]string, len(pods))
+	for i, p := range pods {
+		keys[i] = p.Namespace + "/" + p.Name
+	}
+	c.exp.ExpectDeletions(key, keys)
+	var wg sync.WaitGroup
+	errs := make([]error, len(pods))
+	for i, p := range pods {
+		wg.Go(func() {
+			err := c.client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name,
+				metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(p.UID))})
+			switch {
+			case err == nil:
+				c.events.Eventf(job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", p.Name)
+			case apierrors.IsNotFound(err):
+				c.exp.DeletionObserved(key, keys[i])
+			default:
+				c.exp.DeletionObserved(key, keys[i])
+				errs[i] = fmt.Errorf("job: delete pod %s: %w", keys[i], err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (c *controller) updateStatus(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatus) error {
+	if apiequality.Semantic.DeepEqual(job.Status, *st) {
+		return nil
+	}
+	cp := job.DeepCopy()
+	cp.Status = *st
+	_, err := c.client.BatchV1().Jobs(job.Namespace).UpdateStatus(ctx, cp, metav1.UpdateOptions{})
+	return err
+}
+
+// expire deletes a finished Job whose ttlSecondsAfterFinished is up, or
+// looks again when it will be.
+func (c *controller) expire(ctx context.Context, job *batchv1.Job) error {
+	if job.Spec.TTLSecondsAfterFinished == nil || job.DeletionTimestamp != nil {
+		return nil
+	}
+	at := finishTime(job).Add(time.Duration(*job.Spec.TTLSecondsAfterFinished) * time.Second)
+	if left := time.Until(at); left > 0 {
+		c.loop.Queue.AddAfter(job.Namespace+"/"+job.Name, left)
+		return nil
+	}
+	bg := metav1.DeletePropagationBackground
+	err := c.client.BatchV1().Jobs(job.Namespace).Delete(ctx, job.Name, metav1.DeleteOptions{
+		PropagationPolicy: &bg, Preconditions: metav1.NewUIDPreconditions(string(job.UID))})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}
+
+// indexOf returns pod's completion index in an Indexed job.
+func indexOf(p *corev1.Pod, job *batchv1.Job) (int, bool) {
+	if !indexed(job) {
+		return 0, false
+	}
+	i, err := strconv.Atoi(p.Annotations[batchv1.JobCompletionIndexAnnotation])
+	if err != nil || i < 0 || job.Spec.Completions == nil || i >= int(*job.Spec.Completions) {
+		return 0, false
+	}
+	return i, true
+}

@@ -1,0 +1,170 @@
+package replicaset
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
+	"github.com/litek8s/litek8s/internal/controllers/workload"
+)
+
+// Name is kube's name of the controller; its writes use it as client name.
+const Name = "replicaset-controller"
+
+var kind = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
+
+// Config configures the controller. Start from DefaultConfig.
+type Config struct {
+	// Workers is the number of ReplicaSets synced at once (kube's
+	// --concurrent-replicaset-syncs).
+	Workers int
+	// BurstReplicas is the most pods created or deleted in one sync.
+	BurstReplicas int
+	// RetryBaseDelay and RetryMaxDelay bound the per-ReplicaSet backoff
+	// of failed syncs.
+	RetryBaseDelay, RetryMaxDelay time.Duration
+}
+
+// DefaultConfig returns kube's defaults.
+func DefaultConfig() Config {
+	return Config{Workers: 5, BurstReplicas: 500, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 30 * time.Second}
+}
+
+// Validate reports the first invalid setting.
+func (c *Config) Validate() error {
+	if c.Workers <= 0 || c.BurstReplicas <= 0 || c.RetryBaseDelay <= 0 || c.RetryMaxDelay < c.RetryBaseDelay {
+		return errors.New("replicaset: Workers and BurstReplicas must be positive, retry delays positive and ordered")
+	}
+	return nil
+}
+
+type controller struct {
+	cfg      Config
+	client   kubernetes.Interface
+	events   record.EventRecorder
+	rsLister appslisters.ReplicaSetLister
+	pods     corelisters.PodLister
+	exp      *workload.Expectations
+	loop     *workload.Loop
+	log      *slog.Logger
+}
+
+// New builds the term's ReplicaSet controller on kc's informers.
+func New(kc *kit.Context, cfg Config) kit.Controller {
+	c := &controller{cfg: cfg, client: kc.Client(Name), events: kc.Recorder(Name),
+		rsLister: appslisters.NewReplicaSetLister(kc.Informers.ReplicaSets().GetIndexer()),
+		pods:     corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
+		exp:      workload.NewExpectations(), log: kc.Log.With("controller", Name)}
+	c.loop = workload.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
+	kc.Informers.ReplicaSets().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.loop.Enqueue,
+		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
+		DeleteFunc: func(obj any) {
+			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+				c.exp.Forget(key)
+				c.loop.Queue.Add(key)
+			}
+		},
+	})
+	kc.Informers.Pods().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.addPod,
+		UpdateFunc: c.updatePod,
+		DeleteFunc: c.deletePod,
+	})
+	return c
+}
+
+func (c *controller) Name() string { return "replicaset" }
+
+func (c *controller) Run(ctx context.Context) { c.loop.Run(ctx) }
+
+// owner returns the key of the ReplicaSet that controls pod ("" if none
+// of the cache's ReplicaSets does).
+func (c *controller) owner(pod *corev1.Pod) string {
+	ref := metav1.GetControllerOfNoCopy(pod)
+	if ref == nil || ref.Kind != kind.Kind || ref.APIVersion != kind.GroupVersion().String() {
+		return ""
+	}
+	rs, err := c.rsLister.ReplicaSets(pod.Namespace).Get(ref.Name)
+	if err != nil || rs.UID != ref.UID {
+		return ""
+	}
+	return pod.Namespace + "/" + rs.Name
+}
+
+// enqueueMatching enqueues the ReplicaSets whose selector matches an
+// orphan pod: one of them may adopt it.
+func (c *controller) enqueueMatching(pod *corev1.Pod) {
+	rss, _ := c.rsLister.ReplicaSets(pod.Namespace).List(labels.Everything())
+	for _, rs := range rss {
+		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
+			c.loop.Enqueue(rs)
+		}
+	}
+}
+
+func (c *controller) addPod(obj any) {
+	pod := obj.(*corev1.Pod)
+	if pod.DeletionTimestamp != nil {
+		c.deletePod(pod) // a restarted informer can list a pod being deleted
+		return
+	}
+	if key := c.owner(pod); key != "" {
+		c.exp.CreationObserved(key)
+		c.loop.Queue.Add(key)
+		return
+	}
+	if metav1.GetControllerOfNoCopy(pod) == nil {
+		c.enqueueMatching(pod)
+	}
+}
+
+func (c *controller) updatePod(old, cur any) {
+	o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
+	if o.ResourceVersion == p.ResourceVersion {
+		return
+	}
+	if p.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
+		c.deletePod(p) // deleted gracefully: it no longer counts
+		return
+	}
+	if key := c.owner(o); key != "" && !sameController(o, p) {
+		c.loop.Queue.Add(key)
+	}
+	if key := c.owner(p); key != "" {
+		c.loop.Queue.Add(key)
+		return
+	}
+	if metav1.GetControllerOfNoCopy(p) == nil && (!labels.Equals(o.Labels, p.Labels) || !sameController(o, p)) {
+		c.enqueueMatching(p)
+	}
+}
+
+func (c *controller) deletePod(obj any) {
+	pod, ok := workload.Tombstone[*corev1.Pod](obj)
+	if !ok {
+		return
+	}
+	if key := c.owner(pod); key != "" {
+		c.exp.DeletionObserved(key, pod.Namespace+"/"+pod.Name)
+		c.loop.Queue.Add(key)
+	}
+}
+
+func sameController(a, b *corev1.Pod) bool {
+	ra, rb := metav1.GetControllerOfNoCopy(a), metav1.GetControllerOfNoCopy(b)
+	return (ra == nil) == (rb == nil) && (ra == nil || ra.UID == rb.UID)
+}

@@ -1,0 +1,17 @@
+// Package replicaset is litek8s's ReplicaSet controller (kube's
+// "replicaset" controller): it keeps spec.replicas active pods of each
+// ReplicaSet, created from the template with generateName "<rs>-" and a
+// controller reference; it adopts orphan pods that match the selector and
+// releases pods that no longer do; scaling down deletes the least useful
+// pods first (unscheduled, pending, not ready, newest); and it reports
+// status.replicas, fullyLabeledReplicas, readyReplicas, availableReplicas
+// (ready for minReadySeconds) and observedGeneration.
+//
+// It never creates or deletes while its own earlier creations and
+// deletions have not come back through the pod informer (expectations):
+// acting on a view that misses them would create twice.
+//
+// Concurrency: New registers informer handlers, Run runs Config.Workers
+// workers over a rate-limited queue until the term ends and waits for
+// them. The queue never hands one ReplicaSet to two workers at once.
+package replicaset

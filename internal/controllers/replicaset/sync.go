@@ -1,0 +1,144 @@
+package replicaset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/litek8s/litek8s/internal/controllers/workload"
+)
+
+// sync reconciles the ReplicaSet key: claim its pods, create or delete
+// pods when its expectations are met, report status.
+func (c *controller) sync(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return nil
+	}
+	rs, err := c.rsLister.ReplicaSets(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.exp.Forget(key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
+	if err != nil || sel.Empty() {
+		c.log.Warn("invalid selector, not syncing", "replicaset", key, "err", err)
+		return nil
+	}
+	satisfied := c.exp.Satisfied(key)
+	all, err := c.pods.Pods(ns).List(labels.Everything())
+	if err != nil {
+		return err
+	}
+	active := make([]*corev1.Pod, 0, len(all))
+	for _, p := range all {
+		if workload.IsActive(p) {
+			active = append(active, p)
+		}
+	}
+	claimer := &workload.Claimer{Owner: rs, Kind: kind, Selector: sel,
+		Recheck: func(ctx context.Context) (metav1.Object, error) {
+			return c.client.AppsV1().ReplicaSets(ns).Get(ctx, name, metav1.GetOptions{})
+		},
+		Patch: func(ctx context.Context, ns, name string, p []byte) error {
+			_, err := c.client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, p, metav1.PatchOptions{})
+			return err
+		}}
+	pods, err := workload.Claim(ctx, claimer, active)
+	if err != nil {
+		return err
+	}
+	var manageErr error
+	if satisfied && rs.DeletionTimestamp == nil {
+		manageErr = c.manage(ctx, key, rs, pods)
+	}
+	now := time.Now()
+	st := calculateStatus(rs, pods, manageErr, now)
+	if err := c.updateStatus(ctx, rs, st); err != nil {
+		return errors.Join(manageErr, err)
+	}
+	if manageErr == nil && rs.Spec.MinReadySeconds > 0 && st.ReadyReplicas != st.AvailableReplicas {
+		c.loop.Queue.AddAfter(key, time.Duration(rs.Spec.MinReadySeconds)*time.Second)
+	}
+	return manageErr
+}
+
+// manage creates or deletes pods so that pods has spec.replicas entries.
+func (c *controller) manage(ctx context.Context, key string, rs *appsv1.ReplicaSet, pods []*corev1.Pod) error {
+	diff := len(pods) - int(replicas(rs))
+	switch {
+	case diff < 0:
+		return c.create(ctx, key, rs, min(-diff, c.cfg.BurstReplicas))
+	case diff > 0:
+		return c.delete(ctx, key, rs, podsToDelete(pods, min(diff, c.cfg.BurstReplicas)))
+	}
+	return nil
+}
+
+func (c *controller) create(ctx context.Context, key string, rs *appsv1.ReplicaSet, n int) error {
+	c.exp.ExpectCreations(key, n)
+	ok, err := workload.SlowStart(n, func() error {
+		pod := workload.PodFromTemplate(&rs.Spec.Template, rs, kind, rs.Name+"-")
+		created, err := c.client.CoreV1().Pods(rs.Namespace).Create(ctx, pod, metav1.CreateOptions{})
+		if err != nil {
+			if !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+				c.events.Eventf(rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
+			}
+			return err
+		}
+		c.events.Eventf(rs, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", created.Name)
+		return nil
+	})
+	for range n - ok { // failed or skipped: their creations will never be seen
+		c.exp.CreationObserved(key)
+	}
+	return err
+}
+
+func (c *controller) delete(ctx context.Context, key string, rs *appsv1.ReplicaSet, victims []*corev1.Pod) error {
+	keys := make([]string, len(victims))
+	for i, p := range victims {
+		keys[i] = p.Namespace + "/" + p.Name
+	}
+	c.exp.ExpectDeletions(key, keys)
+	var wg sync.WaitGroup
+	errs := make([]error, len(victims))
+	for i, p := range victims {
+		wg.Go(func() {
+			err := c.client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name,
+				metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(p.UID))})
+			switch {
+			case err == nil:
+				c.events.Eventf(rs, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", p.Name)
+			case apierrors.IsNotFound(err):
+				c.exp.DeletionObserved(key, keys[i])
+			default:
+				c.exp.DeletionObserved(key, keys[i])
+				c.events.Eventf(rs, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
+				errs[i] = fmt.Errorf("replicaset: delete pod %s: %w", keys[i], err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func replicas(rs *appsv1.ReplicaSet) int32 {
+	if rs.Spec.Replicas == nil {
+		return 1
+	}
+	return *rs.Spec.Replicas
+}

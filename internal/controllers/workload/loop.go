@@ -1,0 +1,85 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// Loop is a controller's work queue and workers: one entry per object key
+// (namespace/name), deduplicated; a failed sync is retried with per-key
+// exponential backoff.
+type Loop struct {
+	name    string
+	workers int
+	sync    func(ctx context.Context, key string) error
+	log     *slog.Logger
+	Queue   workqueue.TypedRateLimitingInterface[string]
+}
+
+// NewLoop returns the loop of controller name; sync reconciles one key.
+func NewLoop(name string, workers int, base, maxDelay time.Duration, log *slog.Logger,
+	sync func(ctx context.Context, key string) error) *Loop {
+	q := workqueue.NewTypedRateLimitingQueueWithConfig(
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](base, maxDelay),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
+	return &Loop{name: name, workers: workers, sync: sync, log: log.With("controller", name), Queue: q}
+}
+
+// Enqueue adds obj's key (tombstones included).
+func (l *Loop) Enqueue(obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		l.log.Warn("no key", "object", fmt.Sprintf("%T", obj), "err", err)
+		return
+	}
+	l.Queue.Add(key)
+}
+
+// Run works until ctx ends, then shuts the queue down and waits for the
+// workers.
+func (l *Loop) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range l.workers {
+		wg.Go(func() {
+			for l.next(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	l.Queue.ShutDown()
+	wg.Wait()
+}
+
+func (l *Loop) next(ctx context.Context) bool {
+	key, quit := l.Queue.Get()
+	if quit {
+		return false
+	}
+	defer l.Queue.Done(key)
+	err := l.sync(ctx, key)
+	switch {
+	case err == nil:
+		l.Queue.Forget(key)
+	case ctx.Err() != nil: // the term ended: the next leader starts over
+	default:
+		l.log.Debug("sync failed, retrying", "key", key, "err", err)
+		l.Queue.AddRateLimited(key)
+	}
+	return true
+}
+
+// Tombstone unwraps a deleted object of type T (a pointer type) from a
+// delete notification; false if it is something else.
+func Tombstone[T any](obj any) (T, bool) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	t, ok := obj.(T)
+	return t, ok
+}
