@@ -141,12 +141,15 @@ func TestReadIndexerCoalesces(t *testing.T) {
 		})
 		defer r.close()
 
-		first := make(chan uint64, 1)
-		go func() { idx, _ := r.get(t.Context()); first <- idx }()
-		synctest.Wait() // round 1 is in flight
+		// The first callers each start a round, up to maxRounds in flight.
+		first := make(chan uint64, maxRounds)
+		for range maxRounds {
+			go func() { idx, _ := r.get(t.Context()); first <- idx }()
+			synctest.Wait() // its round is in flight
+		}
 
-		// Callers arriving now must wait for the next round (round 1 may
-		// have started before their reads did), and all share it.
+		// Callers arriving now must wait for the next round (those in
+		// flight may have started before their reads did), and all share it.
 		const n = 8
 		results := make(chan uint64, n)
 		for range n {
@@ -159,20 +162,24 @@ func TestReadIndexerCoalesces(t *testing.T) {
 			}()
 		}
 		synctest.Wait() // all queued
-		if c := calls.Load(); c != 1 {
-			t.Fatalf("%d fetches started while one was in flight, want 1", c)
+		if c := calls.Load(); c != maxRounds {
+			t.Fatalf("%d fetches started while %d were in flight, want %d", c, maxRounds, maxRounds)
 		}
 		close(release)
-		if got := <-first; got != 10 {
-			t.Errorf("first caller got %d, want 10", got)
+		seen := map[uint64]bool{}
+		for range maxRounds {
+			seen[<-first] = true
+		}
+		if len(seen) != maxRounds || seen[10*(maxRounds+1)] {
+			t.Errorf("first callers got rounds %v, want one each of the first %d", seen, maxRounds)
 		}
 		for range n {
-			if idx := <-results; idx != 20 {
-				t.Errorf("late caller got %d, want round 2's 20", idx)
+			if idx := <-results; idx != 10*(maxRounds+1) {
+				t.Errorf("late caller got %d, want round %d's %d", idx, maxRounds+1, 10*(maxRounds+1))
 			}
 		}
-		if c := calls.Load(); c != 2 {
-			t.Errorf("%d fetches for %d callers, want 2", c, n+1)
+		if c := calls.Load(); c != maxRounds+1 {
+			t.Errorf("%d fetches for %d callers, want %d", c, n+maxRounds, maxRounds+1)
 		}
 
 		// A caller whose context ends stops waiting.
@@ -191,8 +198,10 @@ func TestReadIndexerClose(t *testing.T) {
 			<-release
 			return 1, nil
 		})
-		go r.get(t.Context())
-		synctest.Wait() // round 1 in flight
+		for range maxRounds {
+			go r.get(t.Context())
+			synctest.Wait() // its round is in flight
+		}
 		// A caller queued for the next round when the indexer closes must
 		// not wait for its context: it gets ErrClosed.
 		queued := make(chan error, 1)
@@ -203,7 +212,7 @@ func TestReadIndexerClose(t *testing.T) {
 		synctest.Wait()
 		closed := make(chan struct{})
 		go func() { r.close(); close(closed) }()
-		synctest.Wait() // close waits for round 1
+		synctest.Wait() // close waits for the rounds in flight
 		close(release)
 		if err := <-queued; !errors.Is(err, kv.ErrClosed) {
 			t.Errorf("queued caller got %v, want ErrClosed", err)

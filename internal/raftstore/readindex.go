@@ -67,14 +67,16 @@ func (s *Store) remoteReadIndex(ctx context.Context) (uint64, error) {
 	return out.Index, nil
 }
 
-// readIndexer coalesces read-index requests: callers that arrive while a
-// round trip is in flight wait for the next one (the one in flight may have
-// started before their read did), and one round trip serves them all.
+// readIndexer coalesces read-index requests: a caller joins the next round
+// (the ones in flight may have started before its read did), and one round
+// trip serves every caller that joined it. Up to maxRounds rounds are in
+// flight at once, so that under load a caller waits about one round trip,
+// not the rest of the current one and then its own.
 type readIndexer struct {
 	fetch func(context.Context) (uint64, error)
 
-	mu      sync.Mutex // guards running and next
-	running bool
+	mu      sync.Mutex // guards running, next and closed
+	running int        // rounds in flight
 	next    *round
 	closed  bool
 	wg      sync.WaitGroup // rounds in flight
@@ -104,7 +106,7 @@ func (r *readIndexer) get(ctx context.Context) (uint64, error) {
 		r.next = &round{done: make(chan struct{})}
 	}
 	rd := r.next
-	if !r.running {
+	if r.running < maxRounds {
 		r.start()
 	}
 	r.mu.Unlock()
@@ -116,10 +118,14 @@ func (r *readIndexer) get(ctx context.Context) (uint64, error) {
 	}
 }
 
+// maxRounds bounds the read-index round trips in flight per member.
+const maxRounds = 3
+
 // start runs the pending round. Caller must hold mu.
 func (r *readIndexer) start() {
 	rd := r.next
-	r.next, r.running = nil, true
+	r.next = nil
+	r.running++
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -128,7 +134,7 @@ func (r *readIndexer) start() {
 		cancel()
 		close(rd.done)
 		r.mu.Lock()
-		r.running = false
+		r.running--
 		switch {
 		case r.next != nil && r.closed: // callers queued for a round that will never run
 			r.next.err = kv.ErrClosed
