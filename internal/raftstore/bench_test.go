@@ -59,7 +59,7 @@ func listInto(tb testing.TB, s *Store, buf []byte) []byte {
 }
 
 func BenchmarkList(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{100, 1000, 10000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			s := filledStore(b, n)
 			buf := listInto(b, s, nil) // size the buffer once
@@ -129,4 +129,39 @@ func BenchmarkApply(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkWatchFanout applies one create that n watchers of the namespace
+// wait for, and receives it on every watcher: the FSM's part of a watch
+// fan-out (encoding and sending the events is the API's).
+func BenchmarkWatchFanout(b *testing.B) {
+	obj := configMap("ns", "config", "6f1c2e7a-0b7e-4d59-9c1e-0a1b2c3d4e5f", map[string]string{"app": "web"}, 150)
+	for _, n := range []int{100, 1000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			f := newFSM(nil, 10000, 100)
+			ws := make([]*Watcher, n)
+			for i := range ws {
+				w, err := f.watch("configmaps", "ns", 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer w.Stop()
+				ws[i] = w
+			}
+			b.ReportAllocs()
+			var idx uint64
+			for b.Loop() {
+				idx++
+				w := kv.Write{Op: kv.OpCreate, Key: cmKey("ns", "config-"+strconv.FormatUint(idx, 10)), Object: obj}
+				if res := f.Apply(&raft.Log{Index: idx, Type: raft.LogCommand, Data: encodeRecord(&w)}).(*applyResult); res.err != nil {
+					b.Fatal(res.err)
+				}
+				for _, w := range ws {
+					if ev := <-w.Events(); ev.Object.RV != idx {
+						b.Fatalf("event at %d, want %d", ev.Object.RV, idx)
+					}
+				}
+			}
+		})
+	}
 }
