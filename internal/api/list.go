@@ -52,6 +52,16 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	if p.cont != nil {
 		after, offset = p.cont.Start, p.cont.Offset
 	}
+	// A list without a limit is streamed in chunks as it is walked (its
+	// metadata is known before the walk); a page is bounded by its limit
+	// and built whole, as are YAML, protobuf and pretty answers.
+	stream := p.limit == 0 && out.format == formatJSON && !out.pretty
+	if stream {
+		head, tail := listFrame(q, out, tw, rev, "", 0)
+		setListHeaders(w)
+		w.Write(head)
+		defer w.Write(tail)
+	}
 	buf := getBuf()
 	defer putBuf(buf)
 	items, n, more := (*buf)[:0], int64(0), false
@@ -80,15 +90,47 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 		}
 		n++
 		last = obj
+		if stream && len(items) >= streamChunk {
+			w.Write(items)
+			items = items[:0]
+		}
 		return true
 	})
 	*buf = items
+	if stream {
+		w.Write(items)
+		return nil
+	}
 	cont, remaining := "", int64(0)
 	if more {
 		cont = encodeContinue(rev, last, q.namespace, offset+n)
 		remaining = remainingItems(l, p.sel.everything(), offset+n, last.Key, q.namespace)
 	}
-	head, tail := make([]byte, 0, 1024), listTrailer
+	head, tail := listFrame(q, out, tw, rev, cont, remaining)
+	if out.format != formatJSON || out.pretty {
+		body := make([]byte, 0, len(head)+len(items)+len(tail))
+		body = append(append(append(body, head...), items...), tail...)
+		return s.writeBody(w, out, q.res, body[:len(body)-1], true) // without the newline
+	}
+	setListHeaders(w)
+	w.Write(head)
+	w.Write(items)
+	w.Write(tail)
+	return nil
+}
+
+// streamChunk is how much of a streamed list is written at a time.
+const streamChunk = 64 << 10
+
+func setListHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-cache, private")
+}
+
+// listFrame returns what comes before and after the items of a list.
+func listFrame(q *request, out output, tw *tableWriter, rev uint64, cont string, remaining int64) (head, tail []byte) {
+	head, tail = make([]byte, 0, 1024), listTrailer
 	switch {
 	case tw != nil:
 		head = tw.appendHeader(head, rev, cont, remaining, true)
@@ -99,18 +141,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	default:
 		head = appendListHeader(head, q.res, rev, cont, remaining)
 	}
-	if out.format != formatJSON || out.pretty {
-		body := make([]byte, 0, len(head)+len(items)+len(tail))
-		body = append(append(append(body, head...), items...), tail...)
-		return s.writeBody(w, out, q.res, body[:len(body)-1], true) // without the newline
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-cache, private")
-	w.Write(head)
-	w.Write(items)
-	w.Write(tail)
-	return nil
+	return head, tail
 }
 
 // listTrailer closes a List, Table or PartialObjectMetadataList.

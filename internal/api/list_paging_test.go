@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -110,5 +111,38 @@ func TestListPagingRemainingItemCount(t *testing.T) {
 				t.Fatalf("walk saw %d objects, want %d", seen, total)
 			}
 		})
+	}
+}
+
+// TestStreamedListIsWhole: a list without a limit is written in chunks as
+// it is walked; it decodes whole, as a List and as a Table, with every
+// object once and in order.
+func TestStreamedListIsWhole(t *testing.T) {
+	s := newReadServer(t, nil)
+	const n = 150
+	pad := strings.Repeat("x", 1500) // 150 objects of ~1.7 KB: several chunks
+	for i := range n {
+		s.create(t, "/api/v1/namespaces/read/configmaps",
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"big-`+fmt.Sprintf("%03d", i)+`"},"data":{"pad":"`+pad+`"}}`)
+	}
+	code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps", "application/json", "")
+	if code != http.StatusOK {
+		t.Fatalf("list: %d %s", code, b)
+	}
+	var l listPage
+	if err := json.Unmarshal(b, &l); err != nil {
+		t.Fatalf("list of %d bytes does not decode: %v", len(b), err)
+	}
+	if len(l.Items) != n || l.Items[0].Metadata.Name != "big-000" || l.Items[n-1].Metadata.Name != "big-149" {
+		t.Fatalf("list has %d items (%d bytes)", len(l.Items), len(b))
+	}
+	code, _, b = s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps", tableAccept, "")
+	var tbl struct {
+		Rows []struct {
+			Cells []any `json:"cells"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal(b, &tbl); code != http.StatusOK || err != nil || len(tbl.Rows) != n {
+		t.Fatalf("table: %d, %v, %d rows", code, err, len(tbl.Rows))
 	}
 }
