@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/litek8s/litek8s/internal/controllers/endpoints"
 	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/namespace"
 )
@@ -23,6 +24,8 @@ func cluster(kc *kit.Context, cfg Config, resources Resources, restConfig func(s
 	}
 	return []kit.Controller{
 		namespace.New(kc, cfg.Cluster.Namespace, namespacedResources(resources), dyn),
+		endpoints.New(kc, cfg.Cluster.Endpoints),
+		endpoints.NewSlices(kc, cfg.Cluster.Endpoints),
 	}
 }
 
@@ -43,12 +46,14 @@ func namespacedResources(resources Resources) namespace.Resources {
 // ClusterConfig configures them.
 type ClusterConfig struct {
 	Namespace namespace.Config
+	// Endpoints configures the Endpoints and EndpointSlice controllers.
+	Endpoints endpoints.Config
 }
 
 func defaultCluster() ClusterConfig {
-	return ClusterConfig{Namespace: namespace.DefaultConfig()}
+	return ClusterConfig{Namespace: namespace.DefaultConfig(), Endpoints: endpoints.DefaultConfig()}
 }
 
 func (c *ClusterConfig) validate() error {
-	return errors.Join(c.Namespace.Validate())
+	return errors.Join(c.Namespace.Validate(), c.Endpoints.Validate())
 }
