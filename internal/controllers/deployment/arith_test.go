@@ -75,8 +75,8 @@ func TestNewRSReplicas(t *testing.T) {
 func TestOldScaleDown(t *testing.T) {
 	d := rollingDeployment(10, 2, 1) // at least 9 available
 	for _, tc := range []struct {
-		name             string
-		old, new         *appsv1.ReplicaSet
+		name              string
+		old, new          *appsv1.ReplicaSet
 		budget, fromAvail int32
 	}{
 		{"new pods not available yet", rs(10, 10, 10), rs(2, 2, 0), 1, 1},

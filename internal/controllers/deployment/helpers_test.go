@@ -39,7 +39,9 @@ func newEnv(t *testing.T, c *membertest.Cluster, member int, ns string) *env {
 	e := &env{c: c, member: member, cs: cs, ns: ns}
 	e.rec = workloadtest.Record(t,
 		func(o metav1.ListOptions) (watch.Interface, error) { return cs.CoreV1().Pods(ns).Watch(t.Context(), o) },
-		func(o metav1.ListOptions) (watch.Interface, error) { return cs.AppsV1().ReplicaSets(ns).Watch(t.Context(), o) })
+		func(o metav1.ListOptions) (watch.Interface, error) {
+			return cs.AppsV1().ReplicaSets(ns).Watch(t.Context(), o)
+		})
 	e.kubelet = workloadtest.StartKubelet(t, cs, ns, workloadtest.Run)
 	return e
 }
