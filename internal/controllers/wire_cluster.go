@@ -11,6 +11,7 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers/endpoints"
 	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/namespace"
+	"github.com/litek8s/litek8s/internal/controllers/volumeprotection"
 )
 
 // cluster builds the term's namespace, endpoints/endpointslices and
@@ -26,6 +27,8 @@ func cluster(kc *kit.Context, cfg Config, resources Resources, restConfig func(s
 		namespace.New(kc, cfg.Cluster.Namespace, namespacedResources(resources), dyn),
 		endpoints.New(kc, cfg.Cluster.Endpoints),
 		endpoints.NewSlices(kc, cfg.Cluster.Endpoints),
+		volumeprotection.New(kc, cfg.Cluster.VolumeProtection),
+		volumeprotection.NewPV(kc, cfg.Cluster.VolumeProtection),
 	}
 }
 
@@ -48,12 +51,16 @@ type ClusterConfig struct {
 	Namespace namespace.Config
 	// Endpoints configures the Endpoints and EndpointSlice controllers.
 	Endpoints endpoints.Config
+	// VolumeProtection configures the claim and volume protection
+	// controllers.
+	VolumeProtection volumeprotection.Config
 }
 
 func defaultCluster() ClusterConfig {
-	return ClusterConfig{Namespace: namespace.DefaultConfig(), Endpoints: endpoints.DefaultConfig()}
+	return ClusterConfig{Namespace: namespace.DefaultConfig(), Endpoints: endpoints.DefaultConfig(),
+		VolumeProtection: volumeprotection.DefaultConfig()}
 }
 
 func (c *ClusterConfig) validate() error {
-	return errors.Join(c.Namespace.Validate(), c.Endpoints.Validate())
+	return errors.Join(c.Namespace.Validate(), c.Endpoints.Validate(), c.VolumeProtection.Validate())
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -31,7 +32,7 @@ func fastDeletion(c *member.Config) {
 }
 
 // A namespace being deleted is emptied (pods, configmaps, secrets, a
-// custom resource), stays while an object with a finalizer remains, with
+// claim a pod uses, a custom resource), stays while an object with a finalizer remains, with
 // kube's conditions saying so, and goes once that finalizer is removed; a
 // namespace with nothing in it goes at once. Run on 3 members, through a
 // follower.
@@ -59,10 +60,22 @@ func TestNamespaceDeletion(t *testing.T) {
 				StringData: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 			return err
 		})
-		// A pod on a node: deleted gracefully it would stay 30 s.
+		// A claim (held by kubernetes.io/pvc-protection while a pod uses it)
+		// and a pod on a node using it: deleted gracefully, the pod would
+		// stay 30 s.
+		mustCreate(t, "claim", func() error {
+			_, err := cs.CoreV1().PersistentVolumeClaims(ns).Create(ctx, &corev1.PersistentVolumeClaim{
+				ObjectMeta: metav1.ObjectMeta{Name: "data"},
+				Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+						corev1.ResourceStorage: resource.MustParse("1Gi")}}}}, metav1.CreateOptions{})
+			return err
+		})
 		mustCreate(t, "pod", func() error {
 			_, err := cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
-				Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},
+				Spec: corev1.PodSpec{NodeName: "node-1", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+					Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+						PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}}},
 				metav1.CreateOptions{})
 			return err
 		})
@@ -104,6 +117,9 @@ func TestNamespaceDeletion(t *testing.T) {
 		}
 		if l, err := cs.CoreV1().Pods("doomed").List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) > 0 {
 			left = append(left, fmt.Sprintf("pods (%v)", err))
+		}
+		if l, err := cs.CoreV1().PersistentVolumeClaims("doomed").List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) > 0 {
+			left = append(left, fmt.Sprintf("claims (%v)", err))
 		}
 		if l, err := dyn.Resource(gadgetsGVR).Namespace("doomed").List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) > 0 {
 			left = append(left, fmt.Sprintf("gadgets (%v)", err))

@@ -1,0 +1,85 @@
+package volumeprotection
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// worker is a queue of object keys and the workers that process them.
+type worker struct {
+	cfg   Config
+	log   *slog.Logger
+	queue workqueue.TypedRateLimitingInterface[string]
+	sync  func(ctx context.Context, key string) error
+}
+
+func newWorker(cfg Config, log *slog.Logger, name string, sync func(context.Context, string) error) *worker {
+	return &worker{cfg: cfg, log: log.With("controller", name), sync: sync,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: name})}
+}
+
+// enqueue queues an object (or a tombstone of one).
+func (w *worker) enqueue(obj any) {
+	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+		w.queue.Add(key)
+	}
+}
+
+// run runs the workers until ctx ends and returns once they stopped.
+func (w *worker) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for range w.cfg.Workers {
+		wg.Go(func() {
+			for w.next(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	w.queue.ShutDown()
+	wg.Wait()
+}
+
+func (w *worker) next(ctx context.Context) bool {
+	key, shutdown := w.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer w.queue.Done(key)
+	err := w.sync(ctx, key)
+	switch {
+	case ctx.Err() != nil:
+	case err == nil:
+		w.queue.Forget(key)
+	default:
+		level := slog.LevelDebug // conflicts with a cache a step behind are routine
+		if w.queue.NumRequeues(key) >= 5 && !apierrors.IsConflict(err) {
+			level = slog.LevelWarn
+		}
+		w.log.Log(ctx, level, "will retry", "object", key, "err", err)
+		w.queue.AddRateLimited(key)
+	}
+	return true
+}
+
+// candidate: being deleted, and still held by finalizer.
+func candidate(deleting bool, finalizers []string, finalizer string) bool {
+	return deleting && slices.Contains(finalizers, finalizer)
+}
+
+// lacks: not being deleted, and without finalizer.
+func lacks(deleting bool, finalizers []string, finalizer string) bool {
+	return !deleting && !slices.Contains(finalizers, finalizer)
+}
+
+// without returns fs less f.
+func without(fs []string, f string) []string {
+	return slices.DeleteFunc(slices.Clone(fs), func(s string) bool { return s == f })
+}
