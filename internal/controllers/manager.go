@@ -57,13 +57,14 @@ func (m *Manager) lead(ctx context.Context) {
 	kc.Informers.Start(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { newGC(m.opts, m.gcClient, &m.stats, m.log).run(ctx) })
-	if kc.Informers.WaitForSync(ctx) {
-		for _, c := range typed {
-			wg.Go(func() { c.Run(ctx) })
-		}
+	// WaitForSync fails only when the term ended: the controllers then run
+	// with a done context, which only releases what their constructors
+	// started (queues).
+	kc.Informers.WaitForSync(ctx)
+	for _, c := range typed {
+		wg.Go(func() { c.Run(ctx) })
 	}
 	wg.Wait()
-	<-ctx.Done() // WaitForSync may have failed only because the term ended
 	kc.Shutdown()
 	m.log.Info("controllers stopped")
 }
