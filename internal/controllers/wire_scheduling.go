@@ -1,15 +1,45 @@
 package controllers
 
-import "github.com/litek8s/litek8s/internal/controllers/kit"
+import (
+	"errors"
 
-// scheduling builds the term's the scheduler, the simulated nodes and node lifecycle controllers.
+	"github.com/litek8s/litek8s/internal/controllers/kit"
+	"github.com/litek8s/litek8s/internal/controllers/nodelifecycle"
+	"github.com/litek8s/litek8s/internal/controllers/scheduler"
+	"github.com/litek8s/litek8s/internal/controllers/simnode"
+)
+
+// scheduling builds the term's scheduler, simulated nodes and node
+// lifecycle controller.
 func scheduling(kc *kit.Context, cfg Config) []kit.Controller {
-	return nil
+	c := cfg.Scheduling
+	out := []kit.Controller{nodelifecycle.New(kc, c.NodeLifecycle)}
+	if !c.DisableScheduler {
+		out = append(out, scheduler.New(kc, c.Scheduler))
+	}
+	if c.SimNodes.Count > 0 {
+		out = append(out, simnode.New(kc, c.SimNodes))
+	}
+	return out
 }
 
 // SchedulingConfig configures them.
-type SchedulingConfig struct{}
+type SchedulingConfig struct {
+	Scheduler scheduler.Config
+	// DisableScheduler runs no scheduler: pods stay pending until another
+	// one binds them (a cluster without kube-scheduler).
+	DisableScheduler bool
+	// SimNodes are the simulated nodes (none unless SimNodes.Count > 0;
+	// the member flag --simulated-nodes sets the count).
+	SimNodes      simnode.Config
+	NodeLifecycle nodelifecycle.Config
+}
 
-func defaultScheduling() SchedulingConfig { return SchedulingConfig{} }
+func defaultScheduling() SchedulingConfig {
+	return SchedulingConfig{Scheduler: scheduler.DefaultConfig(), SimNodes: simnode.DefaultConfig(),
+		NodeLifecycle: nodelifecycle.DefaultConfig()}
+}
 
-func (c *SchedulingConfig) validate() error { return nil }
+func (c *SchedulingConfig) validate() error {
+	return errors.Join(c.Scheduler.Validate(), c.SimNodes.Validate(), c.NodeLifecycle.Validate())
+}
