@@ -271,34 +271,36 @@ func TestClientGoServerSideApply(t *testing.T) {
 }
 
 // Status: a status update changes status only; a main-resource update
-// keeps the stored status; generation counts spec changes.
+// keeps the stored status; generation counts spec changes. (A StatefulSet:
+// no litek8s controller writes its status, a Deployment's is the
+// deployment controller's.)
 func TestClientGoStatusSubresource(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	cs, _ := followerClient(t, c)
 	ctx := t.Context()
 	createNamespace(t, cs, "st")
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: appsv1.DeploymentSpec{
+	d := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "d"}, Spec: appsv1.StatefulSetSpec{
 		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
 		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/x:1"}}}}}}
-	d, err := cs.AppsV1().Deployments("st").Create(ctx, d, metav1.CreateOptions{})
+	d, err := cs.AppsV1().StatefulSets("st").Create(ctx, d, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.Status.Replicas, d.Status.ObservedGeneration = 5, 1
 	d.Spec.Replicas = ptr.To[int32](9) // ignored by a status update
-	d, err = cs.AppsV1().Deployments("st").UpdateStatus(ctx, d, metav1.UpdateOptions{})
+	d, err = cs.AppsV1().StatefulSets("st").UpdateStatus(ctx, d, metav1.UpdateOptions{})
 	if err != nil || d.Status.Replicas != 5 || *d.Spec.Replicas != 1 || d.Generation != 1 {
 		t.Fatalf("status update: %+v %v", d, err)
 	}
 	d.Status.Replicas = 0 // ignored by a main-resource update
 	d.Spec.Replicas = ptr.To[int32](2)
-	d, err = cs.AppsV1().Deployments("st").Update(ctx, d, metav1.UpdateOptions{})
+	d, err = cs.AppsV1().StatefulSets("st").Update(ctx, d, metav1.UpdateOptions{})
 	if err != nil || d.Status.Replicas != 5 || *d.Spec.Replicas != 2 || d.Generation != 2 {
 		t.Fatalf("update: %+v %v", d, err)
 	}
 	// A label change is no spec change.
-	d, err = cs.AppsV1().Deployments("st").Patch(ctx, "d", types.MergePatchType, []byte(`{"metadata":{"labels":{"x":"y"}}}`), metav1.PatchOptions{})
+	d, err = cs.AppsV1().StatefulSets("st").Patch(ctx, "d", types.MergePatchType, []byte(`{"metadata":{"labels":{"x":"y"}}}`), metav1.PatchOptions{})
 	if err != nil || d.Generation != 2 {
 		t.Fatalf("label patch: generation %d %v", d.Generation, err)
 	}

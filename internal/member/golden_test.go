@@ -624,7 +624,9 @@ func (n *normalizer) tableAges(table *jv) {
 
 // normalizeContinue renders a continue token as its decoded JSON with the
 // rv replaced, so that its format (base64url without padding, key order,
-// start key) is compared but not the revision.
+// start key) is compared but not the revision. litek8s's tokens carry one
+// more field, "offset" (the objects before the start key, which makes
+// remainingItemCount free): tokens are opaque to clients, so it is dropped.
 func normalizeContinue(s string) string {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
@@ -637,6 +639,7 @@ func normalizeContinue(s string) string {
 	if rv := v.get("rv"); rv != nil {
 		rv.lit = "<rv>"
 	}
+	v.del("offset")
 	return "<continue " + v.compact() + ">"
 }
 
