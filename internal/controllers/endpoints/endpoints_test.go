@@ -131,6 +131,13 @@ func TestEndpoints(t *testing.T) {
 		return checkSlices(ctx, cs, svc, "[http/8080 metrics/9100] web-1@10.0.0.11:ready,serving web-3@10.0.0.13:ready,serving")
 	})
 
+	// Settled, the controllers write nothing more.
+	before := versions(t, cs, ns)
+	time.Sleep(time.Second) // a window for writes that should not happen
+	if after := versions(t, cs, ns); after != before {
+		t.Errorf("endpoints and slices rewritten with nothing changed: %s, then %s", before, after)
+	}
+
 	if _, err := cs.CoreV1().Endpoints(ns).Get(ctx, "manual", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("endpoints of a service without selector: %v, want none", err)
 	}
@@ -269,6 +276,28 @@ func checkSlices(ctx context.Context, cs kubernetes.Interface, svc *corev1.Servi
 		return fmt.Errorf("slices:\n got %s\nwant %s", g, want)
 	}
 	return nil
+}
+
+// versions lists the resourceVersions of the namespace's Endpoints and
+// slices.
+func versions(t *testing.T, cs kubernetes.Interface, ns string) string {
+	t.Helper()
+	eps, err := cs.CoreV1().Endpoints(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl, err := cs.DiscoveryV1().EndpointSlices(ns).List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range eps.Items {
+		out = append(out, "endpoints/"+e.Name+"@"+e.ResourceVersion)
+	}
+	for _, s := range sl.Items {
+		out = append(out, "slice/"+s.Name+"@"+s.ResourceVersion)
+	}
+	return strings.Join(out, " ")
 }
 
 func wait(t *testing.T, what string, f func() error) {
