@@ -28,6 +28,11 @@ type Config struct {
 	// See the package documentation.
 	Manager, Version string
 
+	// Disabled names controllers that do not run (their Name(), e.g.
+	// "default-scheduler", "deployment"), like kube-controller-manager's
+	// --controllers=-name. The garbage collector always runs.
+	Disabled []string
+
 	// The typed controllers' settings, each owned by its wire_*.go file.
 	Workloads  WorkloadsConfig
 	Scheduling SchedulingConfig

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"k8s.io/client-go/dynamic"
@@ -50,10 +51,12 @@ func (m *Manager) lead(ctx context.Context) {
 	m.log.Info("leading: controllers started")
 	kc := kit.NewContext(m.opts.Store, &m.stats.resyncs, m.restConfig, m.log)
 	var typed []kit.Controller
-	for _, build := range []func(*kit.Context, Config) []kit.Controller{workloads, scheduling} {
-		typed = append(typed, build(kc, m.opts.Config)...)
+	all := append(workloads(kc, m.opts.Config), scheduling(kc, m.opts.Config)...)
+	for _, c := range append(all, cluster(kc, m.opts.Config, m.opts.Resources, m.restConfig)...) {
+		if !slices.Contains(m.opts.Config.Disabled, c.Name()) {
+			typed = append(typed, c)
+		}
 	}
-	typed = append(typed, cluster(kc, m.opts.Config, m.opts.Resources, m.restConfig)...)
 	kc.Informers.Start(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { newGC(m.opts, m.gcClient, &m.stats, m.log).run(ctx) })

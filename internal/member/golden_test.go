@@ -100,7 +100,14 @@ type goldenClient struct {
 
 func newGoldenClient(t *testing.T, tweak func(*Config)) *goldenClient {
 	t.Helper()
-	c := newTestCluster(t, 1, tweak)
+	c := newTestCluster(t, 1, func(cfg *Config) {
+		// The captures bind pods by hand to a node litek8s does not have:
+		// the scheduler would mark them unschedulable first.
+		cfg.Controllers.Disabled = append(cfg.Controllers.Disabled, "default-scheduler")
+		if tweak != nil {
+			tweak(cfg)
+		}
+	})
 	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
 	if err != nil {
 		t.Fatal(err)
