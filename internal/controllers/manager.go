@@ -50,12 +50,19 @@ func (m *Manager) lead(ctx context.Context) {
 	m.stats.terms.Add(1)
 	m.log.Info("leading: controllers started")
 	kc := kit.NewContext(m.opts.Store, &m.stats.resyncs, m.restConfig, m.log)
-	var typed []kit.Controller
+	var typed, disabled []kit.Controller
 	all := append(workloads(kc, m.opts.Config), scheduling(kc, m.opts.Config)...)
 	for _, c := range append(all, cluster(kc, m.opts.Config, m.opts.Resources, m.restConfig)...) {
-		if !slices.Contains(m.opts.Config.Disabled, c.Name()) {
+		if slices.Contains(m.opts.Config.Disabled, c.Name()) {
+			disabled = append(disabled, c)
+		} else {
 			typed = append(typed, c)
 		}
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	for _, c := range disabled {
+		c.Run(done) // releases what its constructor started, does nothing
 	}
 	kc.Informers.Start(ctx)
 	var wg sync.WaitGroup
