@@ -61,3 +61,41 @@ func TestDefaultsWithNoFlags(t *testing.T) {
 		t.Fatalf("defaults: %+v", cfg)
 	}
 }
+
+// --simulated-nodes and LITEK8S_SIMULATED_NODES set the simulated node
+// count.
+func TestSimulatedNodesFlag(t *testing.T) {
+	for _, c := range []struct {
+		name, env string
+		args      []string
+		want      int
+	}{
+		{"default", "", nil, 0},
+		{"env", "7", nil, 7},
+		{"flag over env", "7", []string{"--simulated-nodes", "100"}, 100},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv("LITEK8S_SIMULATED_NODES", c.env)
+			}
+			v, err := loadConfig(c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := memberConfig(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Controllers.Scheduling.SimNodes.Count; got != c.want {
+				t.Errorf("simulated nodes %d, want %d", got, c.want)
+			}
+		})
+	}
+	v, err := loadConfig([]string{"--simulated-nodes", "-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := memberConfig(v); err == nil {
+		t.Error("--simulated-nodes -1 was accepted")
+	}
+}
