@@ -13,10 +13,7 @@ import (
 // lifecycle controller.
 func scheduling(kc *kit.Context, cfg Config) []kit.Controller {
 	c := cfg.Scheduling
-	out := []kit.Controller{nodelifecycle.New(kc, c.NodeLifecycle)}
-	if !c.DisableScheduler {
-		out = append(out, scheduler.New(kc, c.Scheduler))
-	}
+	out := []kit.Controller{scheduler.New(kc, c.Scheduler), nodelifecycle.New(kc, c.NodeLifecycle)}
 	if c.SimNodes.Count > 0 {
 		out = append(out, simnode.New(kc, c.SimNodes))
 	}
@@ -26,9 +23,6 @@ func scheduling(kc *kit.Context, cfg Config) []kit.Controller {
 // SchedulingConfig configures them.
 type SchedulingConfig struct {
 	Scheduler scheduler.Config
-	// DisableScheduler runs no scheduler: pods stay pending until another
-	// one binds them (a cluster without kube-scheduler).
-	DisableScheduler bool
 	// SimNodes are the simulated nodes (none unless SimNodes.Count > 0;
 	// the member flag --simulated-nodes sets the count).
 	SimNodes      simnode.Config
