@@ -45,7 +45,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	return c
 }
 
-func (c *endpointsController) Name() string { return "endpoints" }
+func (c *endpointsController) Name() string { return "endpoint" }
 
 func (c *endpointsController) Run(ctx context.Context) { c.run(ctx) }
 
