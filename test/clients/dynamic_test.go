@@ -53,9 +53,11 @@ metadata:
 spec: {size: 1, color: red}
 `
 
-const deploymentObj = `
+// statefulSetObj is the built-in baseline: a kind no litek8s controller
+// writes (a Deployment's controller would race the test's updates).
+const statefulSetObj = `
 apiVersion: apps/v1
-kind: Deployment
+kind: StatefulSet
 metadata:
   name: d1
   labels: {app: dynamic}
@@ -102,9 +104,9 @@ func TestDynamicClientRoundTrip(t *testing.T) {
 	cs := c.Clientset(0)
 	createNamespace(t, cs, "dynamic")
 
-	t.Run("deployment", func(t *testing.T) {
-		roundTrip(t, dyn, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
-			mustUnstructured(t, deploymentObj), "spec", "replicas", int64(3))
+	t.Run("statefulset", func(t *testing.T) {
+		roundTrip(t, dyn, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"},
+			mustUnstructured(t, statefulSetObj), "spec", "replicas", int64(3))
 	})
 	t.Run("custom-resource", func(t *testing.T) {
 		requireServed(t, cs.Discovery(), "apiextensions.k8s.io/v1", "customresourcedefinitions", "CustomResourceDefinitions")
