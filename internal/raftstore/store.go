@@ -70,6 +70,10 @@ func Open(cfg Config) (*Store, error) {
 	return s, nil
 }
 
+// logCacheSize is how many of the newest log entries are kept in memory
+// (about two MaxAppendEntries batches).
+const logCacheSize = 512
+
 func (s *Store) openRaft() error {
 	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.LevelFromString(s.cfg.RaftLogLevel),
 		Output: slogWriter{s.log}, DisableTime: true})
@@ -107,7 +111,15 @@ func (s *Store) openRaft() error {
 			return fmt.Errorf("raftstore: bootstrap: %w", err)
 		}
 	}
-	s.raft, err = raft.NewRaft(rc, s.fsm, bolt, bolt, snaps, s.trans)
+	// The log cache keeps the newest entries in memory: replication reads
+	// the previous entry for every AppendEntries (heartbeats of the commit
+	// index included) and the entries it just wrote, which would otherwise
+	// each be a bolt read and a msgpack decode.
+	logs, err := raft.NewLogCache(logCacheSize, bolt)
+	if err != nil {
+		return fmt.Errorf("raftstore: log cache: %w", err)
+	}
+	s.raft, err = raft.NewRaft(rc, s.fsm, logs, bolt, snaps, s.trans)
 	if err != nil {
 		return fmt.Errorf("raftstore: start raft: %w", err)
 	}
