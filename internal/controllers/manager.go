@@ -49,7 +49,7 @@ func (m *Manager) Stats() Stats { return m.stats.snapshot() }
 func (m *Manager) lead(ctx context.Context) {
 	m.stats.terms.Add(1)
 	m.log.Info("leading: controllers started")
-	kc := kit.NewContext(m.opts.Store, &m.stats.resyncs, m.restConfig, m.log)
+	kc := kit.NewContext(ctx, m.opts.Store, &m.stats.resyncs, m.restConfig, m.log)
 	var typed, disabled []kit.Controller
 	all := append(workloads(kc, m.opts.Config), scheduling(kc, m.opts.Config)...)
 	for _, c := range append(all, cluster(kc, m.opts.Config, m.opts.Resources, m.restConfig)...) {

@@ -6,10 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 )
@@ -23,16 +20,22 @@ type Context struct {
 
 	restConfig func(controller string) *rest.Config
 
-	mu          sync.Mutex // guards the fields below
-	clients     map[string]kubernetes.Interface
-	broadcaster []record.EventBroadcaster
+	events chan pendingEvent // to the event writer
+	wg     sync.WaitGroup    // the event writer
+
+	mu      sync.Mutex // guards clients
+	clients map[string]kubernetes.Interface
 }
 
-// NewContext returns a term's Context; restConfig returns the in-process
-// client configuration of a controller (its User-Agent names it).
-func NewContext(store Store, resyncs *atomic.Uint64, restConfig func(controller string) *rest.Config, log *slog.Logger) *Context {
-	return &Context{Informers: NewInformers(store, resyncs), Log: log, restConfig: restConfig,
-		clients: make(map[string]kubernetes.Interface)}
+// NewContext returns the Context of the term ctx; restConfig returns the
+// in-process client configuration of a controller (its User-Agent names
+// it).
+func NewContext(ctx context.Context, store Store, resyncs *atomic.Uint64, restConfig func(controller string) *rest.Config,
+	log *slog.Logger) *Context {
+	c := &Context{Informers: NewInformers(store, resyncs), Log: log, restConfig: restConfig,
+		clients: make(map[string]kubernetes.Interface), events: make(chan pendingEvent, eventQueue)}
+	c.wg.Go(func() { c.writeEvents(ctx) })
+	return c
 }
 
 // Client returns controller's clientset: its requests go to the member's
@@ -53,25 +56,14 @@ func (c *Context) Client(controller string) kubernetes.Interface {
 }
 
 // Recorder returns an event recorder writing core/v1 Events as controller
-// (kubectl describe shows them). Its goroutines end at Shutdown.
+// (kubectl describe shows them); see events.go.
 func (c *Context) Recorder(controller string) record.EventRecorder {
-	b := record.NewBroadcaster(record.WithContext(context.Background()))
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.Client(controller).CoreV1().Events("")})
-	c.mu.Lock()
-	c.broadcaster = append(c.broadcaster, b)
-	c.mu.Unlock()
-	return b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: controller})
+	return &recorder{source: controller, c: c}
 }
 
-// Shutdown stops the recorders and waits for the informers; call it after
+// Shutdown waits for the event writer and the informers; call it after
 // the term's context ended and the controllers returned.
 func (c *Context) Shutdown() {
-	c.mu.Lock()
-	bs := c.broadcaster
-	c.broadcaster = nil
-	c.mu.Unlock()
-	for _, b := range bs {
-		b.Shutdown()
-	}
+	c.wg.Wait()
 	c.Informers.Wait()
 }
