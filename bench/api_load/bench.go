@@ -37,7 +37,7 @@ type bench struct {
 // everything it started, whatever happens.
 func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 	fmt.Fprintf(b.stderr, "starting %d members under %s\n", b.opts.members, b.tmp)
-	if b.cl, err = startCluster(ctx, filepath.Join(b.tmp, "cluster"), b.opts.members, b.opts.clients, b.opts.timeout, b.opts.raftScale, b.log); err != nil {
+	if b.cl, err = startCluster(ctx, filepath.Join(b.tmp, "cluster"), b.opts.members, b.opts.clients, b.opts.timeout, b.opts.raftScale, b.opts.simNodes, b.log); err != nil {
 		return err
 	}
 	defer func() {
@@ -70,6 +70,9 @@ func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 	stopProfile = func() error { return nil }
 	live, mapped := heapLive()
 	b.rep.Memory.HeapLiveAtEnd, b.rep.Memory.GoMappedAtEnd = live, mapped
+	for _, m := range b.cl.members {
+		b.rep.ControllerResyncs += m.Controllers().Stats().Resyncs
+	}
 	return b.refresh(ctx)
 }
 
@@ -208,7 +211,7 @@ func (b *bench) scenarios(ctx context.Context, sel []scenario) error {
 // load on the machine. The tables keep the order of issue 4.
 var runOrder = []string{"get", "create", "create_1member", "patch", "update",
 	"list_all", "static", "follower_list", "list_selector", "static_selector", "list_table",
-	"list_paged", "watch_latency", "watch_fanout"}
+	"list_paged", "watch_latency", "watch_fanout", "schedule"}
 
 func runIndex(name string) int {
 	if i := slices.Index(runOrder, name); i >= 0 {

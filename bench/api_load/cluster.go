@@ -23,6 +23,7 @@ type cluster struct {
 	eps     []*endpoint // one per member, the load clients' transports
 	token   string
 	ca      *x509.CertPool
+	caPEM   []byte
 }
 
 // startCluster starts n members with their data dirs under dir: the first
@@ -31,8 +32,9 @@ type cluster struct {
 // closes what it started.
 //
 // raftScale multiplies the members' Raft heartbeat, election and leader
-// lease timeouts (-raft-timeout-scale).
-func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Duration, raftScale int, log *slog.Logger) (_ *cluster, err error) {
+// lease timeouts (-raft-timeout-scale); simNodes is the simulated nodes the
+// leader runs (-simulated-nodes).
+func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Duration, raftScale, simNodes int, log *slog.Logger) (_ *cluster, err error) {
 	c := &cluster{}
 	defer func() {
 		if err != nil {
@@ -50,6 +52,7 @@ func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Du
 		st.HeartbeatTimeout *= time.Duration(raftScale)
 		st.ElectionTimeout *= time.Duration(raftScale)
 		st.LeaderLeaseTimeout *= time.Duration(raftScale)
+		cfg.Controllers.Scheduling.SimNodes.Count = simNodes
 		if i > 0 {
 			cfg.Join, cfg.JoinToken = c.members[0].URL(), c.token
 		}
@@ -104,7 +107,7 @@ func (c *cluster) loadCredentials(kubeconfig string) error {
 	if rc.BearerToken == "" {
 		return fmt.Errorf("kubeconfig %s: no bearer token", kubeconfig)
 	}
-	c.ca, c.token = pool, rc.BearerToken
+	c.ca, c.caPEM, c.token = pool, rc.CAData, rc.BearerToken
 	return nil
 }
 

@@ -39,7 +39,7 @@ func main() {
 // options are the flags.
 type options struct {
 	members, clients, objects, runs, watchers int
-	raftScale                                 int
+	raftScale, simNodes, scheduleReplicas     int
 	duration, warmup, idleWait, timeout       time.Duration
 	scenario, cpuprofile, jsonOut, verify     string
 	logLevel, note                            string
@@ -58,6 +58,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "untimed run before the first run of a scenario (0: none)")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "a request taking longer fails the run")
 	fs.IntVar(&o.watchers, "watchers", 1000, "watches held by watch_fanout, spread over the members")
+	fs.IntVar(&o.simNodes, "simulated-nodes", 10, "simulated nodes the leader runs (the schedule scenario binds to them)")
+	fs.IntVar(&o.scheduleReplicas, "schedule-replicas", 100, "replicas of the schedule scenario's Deployment")
 	fs.StringVar(&o.scenario, "scenario", "all", "scenarios to run, separated by commas, or all: "+strings.Join(scenarioNames(), ", "))
 	fs.BoolVar(&o.compareSingle, "compare-single", false, "also run create on a second, 1-member cluster (create_1member, target 5)")
 	fs.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the scenario runs (servers and clients; clients carry the label side=client)")
@@ -77,7 +79,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	case o.members != 1 && o.members != 3 && o.members != 5:
 		return o, fmt.Errorf("-members %d: want 1, 3 or 5", o.members)
-	case o.clients < 1 || o.runs < 1 || o.watchers < 1 || o.raftScale < 1:
+	case o.clients < 1 || o.runs < 1 || o.watchers < 1 || o.raftScale < 1 || o.simNodes < 0 || o.scheduleReplicas < 1:
 		return o, errors.New("-clients, -runs, -watchers and -raft-timeout-scale must be positive")
 	case o.objects < groups:
 		return o, fmt.Errorf("-objects must be at least %d (the selector matches 1/%d)", groups, groups)
@@ -158,6 +160,9 @@ func printReport(w io.Writer, rep *report.Report, o options) {
 	if m := rep.Memory; m != nil {
 		fmt.Fprintf(w, "Go live heap of this process (all %d members and the clients): %.1f MiB after fill, %.1f MiB at the end (%.1f MiB mapped)\n",
 			m.Members, float64(m.HeapLiveAfterFill)/(1<<20), float64(m.HeapLiveAtEnd)/(1<<20), float64(m.GoMappedAtEnd)/(1<<20))
+	}
+	if !o.idleRSS {
+		fmt.Fprintf(w, "controller resyncs (informers that fell behind the change feed), all members: %d\n", rep.ControllerResyncs)
 	}
 	if i := rep.IdleRSS; i != nil {
 		fmt.Fprintf(w, "idle member process: VmRSS %.1f MiB (VmHWM %.1f MiB) %gs after start\n",

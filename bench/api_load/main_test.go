@@ -113,15 +113,14 @@ func TestRunSmall(t *testing.T) {
 	}
 	for _, s := range rep.Scenarios {
 		switch {
-		case s.Name == "schedule":
-			if !strings.Contains(s.Skipped, "issue 5") {
-				t.Errorf("schedule: skipped = %q", s.Skipped)
-			}
 		case s.Skipped != "":
 			t.Errorf("%s skipped: %s", s.Name, s.Skipped)
 		case len(s.Runs) != 2 || s.OpsPerSec <= 0 || s.P99Ms <= 0:
 			t.Errorf("%s: %+v", s.Name, s)
 		}
+	}
+	if rep.ControllerResyncs != 0 {
+		t.Errorf("controllers resynced %d times: they fell behind the change feed", rep.ControllerResyncs)
 	}
 	if len(rep.Scenarios) != len(scenarios) {
 		t.Errorf("%d scenarios in the report, want %d", len(rep.Scenarios), len(scenarios))

@@ -58,7 +58,7 @@ var scenarios = []scenario{
 	{name: "watch_latency", prepare: prepareWatchLatency},
 	{name: "watch_fanout", prepare: prepareWatchFanout},
 	{name: "follower_list", skip: needsFollower, prepare: prepareFollowerList},
-	{name: "schedule", skip: func(*bench) string { return "needs the scheduler (issue 5)" }},
+	{name: "schedule", skip: needsNodes, prepare: prepareSchedule},
 	{name: "static", prepare: prepareStatic},
 	{name: "static_selector", prepare: prepareStaticSelector},
 	{name: "create_1member", optional: true, skip: needsSeveralMembers, prepare: prepareCreateSingle},
@@ -67,6 +67,13 @@ var scenarios = []scenario{
 func needsFollower(b *bench) string {
 	if b.opts.members < 2 {
 		return "needs a follower (-members 3)"
+	}
+	return ""
+}
+
+func needsNodes(b *bench) string {
+	if b.opts.simNodes < 1 {
+		return "needs simulated nodes (-simulated-nodes)"
 	}
 	return ""
 }

@@ -64,7 +64,7 @@ func prepareCreate(ctx context.Context, b *bench) (*prepared, error) {
 // prepareCreateSingle: create, on a second cluster of one member started
 // for it (target 5 compares the two).
 func prepareCreateSingle(ctx context.Context, b *bench) (*prepared, error) {
-	cl, err := startCluster(ctx, filepath.Join(b.tmp, "single"), 1, b.opts.clients, b.opts.timeout, b.opts.raftScale, b.log)
+	cl, err := startCluster(ctx, filepath.Join(b.tmp, "single"), 1, b.opts.clients, b.opts.timeout, b.opts.raftScale, b.opts.simNodes, b.log)
 	if err != nil {
 		return nil, err
 	}

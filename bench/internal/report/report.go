@@ -25,7 +25,10 @@ type Report struct {
 	Scenarios []Scenario `json:"scenarios"`
 	Targets   []Target   `json:"targets,omitempty"`
 	IdleRSS   *IdleRSS   `json:"idle_rss,omitempty"`
-	Warnings  []string   `json:"warnings,omitempty"`
+	// ControllerResyncs is how often the controllers' informers relisted
+	// because they fell behind the change feed, all members, whole run.
+	ControllerResyncs uint64   `json:"controller_resyncs"`
+	Warnings          []string `json:"warnings,omitempty"`
 }
 
 // Machine describes where the figures were measured.
