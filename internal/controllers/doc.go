@@ -1,9 +1,20 @@
-// Package controllers runs litek8s's leader-only controllers. For now that
-// is the garbage collector (ownerReferences with background, foreground and
+// Package controllers runs litek8s's leader-only controllers: the garbage
+// collector (this package: ownerReferences with background, foreground and
 // orphan propagation, as kube-controller-manager's
-// "generic-garbage-collector" does it); the deployment, replicaset,
-// scheduler, namespace, node lifecycle and simulated-node controllers of
-// issue 5 are to come, on the same foundation:
+// "generic-garbage-collector" does it) and the typed controllers, one
+// package each, wired by the wire_*.go files:
+//
+//   - workloads: deployment, replicaset, job (shared work loop,
+//     expectations and adoption in workload/);
+//   - scheduling: the scheduler ("default-scheduler"), the simulated nodes
+//     (simnode: Nodes, their Leases and the pods bound to them, like KWOK)
+//     and node lifecycle;
+//   - cluster: namespace, endpoint and endpointslice, pvc-/pv-protection.
+//
+// The typed controllers share one term's kit.Context: client-go
+// SharedIndexInformers over the local change feed, in-process clientsets and
+// an event writer. Config.Disabled turns controllers off by name. The
+// foundation:
 //
 //   - Manager (manager.go) runs the controllers only while this member
 //     leads: Run hands them to Leadership.RunAsLeader, which starts them
