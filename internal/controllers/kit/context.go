@@ -20,8 +20,9 @@ type Context struct {
 
 	restConfig func(controller string) *rest.Config
 
-	events chan pendingEvent // to the event writer
-	wg     sync.WaitGroup    // the event writer
+	events  chan pendingEvent // to the event writer
+	dropped atomic.Uint64     // events the full queue refused
+	wg      sync.WaitGroup    // the event writer
 
 	mu      sync.Mutex // guards clients
 	clients map[string]kubernetes.Interface

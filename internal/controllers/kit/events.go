@@ -82,7 +82,9 @@ func (c *Context) queueEvent(source string, obj runtime.Object, annotations map[
 	select {
 	case c.events <- pendingEvent{source: source, ev: ev}:
 	default:
-		c.Log.Warn("event queue full: event dropped", "reason", reason, "object", objRef.Name)
+		if n := c.dropped.Add(1); n&(n-1) == 0 { // the 1st, 2nd, 4th, 8th… drop
+			c.Log.Warn("event queue full: events dropped", "dropped", n, "reason", reason, "object", objRef.Name)
+		}
 	}
 }
 
