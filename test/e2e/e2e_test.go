@@ -68,3 +68,29 @@ func TestKubectlSuite(t *testing.T) {
 		t.Fatalf("kubectl_suite.sh: %v", err)
 	}
 }
+
+// TestWorkloads runs workloads.sh (issue 5, acceptance 1): real kubectl
+// against 3 members started with --simulated-nodes 3: a Deployment's
+// rollout, scale, set image, history and undo, cascading deletion, Jobs,
+// a Service's EndpointSlices and Endpoints, namespace deletion and the
+// simulated Nodes.
+func TestWorkloads(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl is not on PATH")
+	}
+	if testing.Short() {
+		t.Skip("starts 3 member processes")
+	}
+	node := filepath.Join(t.TempDir(), "node")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", node, "../../cmd/node")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build node: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(t.Context(), "bash", "workloads.sh", node)
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("workloads.sh: %v", err)
+	}
+}

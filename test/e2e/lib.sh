@@ -13,6 +13,9 @@
 
 e2e_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 pids=()
+# member_args: extra flags for every member start_member starts; a script
+# sets them before start_cluster, e.g. member_args=(--simulated-nodes 3).
+member_args=()
 
 e2e_init() { # name [node-binary]
   work=$(mktemp -d "${TMPDIR:-/tmp}/litek8s-$1.XXXXXX")
@@ -79,6 +82,7 @@ start_member() {
   mkdir -p "$dir"
   local args=(--id "node-$id" --data-dir "$dir/data" --api-addr 127.0.0.1:0 --raft-addr 127.0.0.1:0)
   [ $# -ge 3 ] && args+=(--join "$2" --join-token "$3")
+  args+=("${member_args[@]}")
   "$node" "${args[@]}" >"$dir/out.log" 2>"$dir/err.log" &
   pids+=($!)
   wait_for "$dir/out.log" "^kubeconfig: "
