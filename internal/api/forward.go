@@ -71,6 +71,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) (handled bool, 
 		return true, err
 	}
 	r = r.WithContext(context.WithValue(r.Context(), leaderKey{}, target))
+	w.Header().Del("Warning") // the leader's answer carries every warning
 	s.fwd.proxy.ServeHTTP(w, r)
 	return true, nil
 }

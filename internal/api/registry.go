@@ -75,6 +75,9 @@ type resource struct {
 	// Printer, when set, replaces table.Lookup for Tables (custom
 	// resources: the CRD's printer columns, evaluated at request time).
 	Printer *table.Printer
+	// Deprecation, when set, is the warning kube sends with every request
+	// on the resource (Warning: 299 - "…").
+	Deprecation string
 }
 
 // scaleSpec says where a resource keeps what its Scale shows, as JSON

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -69,6 +70,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 	q, err := s.parseRequest(r)
 	if err != nil {
 		return err
+	}
+	if q.res.Deprecation != "" {
+		w.Header().Add("Warning", fmt.Sprintf("299 - %q", q.res.Deprecation))
 	}
 	if q.subresource != "" {
 		return s.serveSubresource(w, r, q)

@@ -401,6 +401,16 @@ func TestClientGoWriteOptions(t *testing.T) {
 	if cur.UID == "" {
 		t.Error("no uid")
 	}
+	// A write relayed by a follower carries the leader's warnings only
+	// once (Endpoints: kube's deprecation warning).
+	warns.take()
+	ep := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "ep"}}
+	if _, err := cs.CoreV1().Endpoints("opts").Create(ctx, ep, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if w := warns.take(); len(w) != 1 || !strings.HasPrefix(w[0], "v1 Endpoints is deprecated") {
+		t.Errorf("warnings of a forwarded Endpoints create: %q, want kube's one deprecation warning", w)
+	}
 }
 
 const gadgetCRD = `
