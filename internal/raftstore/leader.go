@@ -55,7 +55,7 @@ func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}, wg *sync.
 	// Retry the barrier while we lead: until it succeeds this member must
 	// not answer reads as leader. Losing leadership cancels ctx.
 	for {
-		err := s.raft.Barrier(s.cfg.ApplyTimeout).Error()
+		err := s.await(s.raft.Barrier(s.cfg.ApplyTimeout))
 		if err == nil {
 			break
 		}

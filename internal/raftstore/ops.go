@@ -22,7 +22,7 @@ func (s *Store) Propose(ctx context.Context, w kv.Write) (*kv.Object, error) {
 		return nil, kv.ErrNotLeader
 	}
 	f := s.raft.Apply(encodeRecord(&w), s.cfg.ApplyTimeout)
-	if err := f.Error(); err != nil {
+	if err := s.await(f); err != nil {
 		return nil, mapRaftError(err)
 	}
 	res, ok := f.Response().(*applyResult)

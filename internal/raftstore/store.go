@@ -37,6 +37,9 @@ type Store struct {
 	notify chan bool
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// closing is closed when Close starts (see await).
+	closing   chan struct{}
+	closeOnce sync.Once
 
 	// mu guards ready: closed once this member, as leader, has applied
 	// everything of earlier terms (Barrier) and may answer reads as leader;
@@ -56,7 +59,8 @@ func Open(cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("raftstore: data dir: %w", err)
 	}
 	s := &Store{cfg: cfg, log: cfg.Logger.With("member", cfg.ID),
-		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16)}
+		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16),
+		closing: make(chan struct{})}
 	s.leaderReads = newReadIndexer(s.leaderReadIndex)
 	s.remoteReads = newReadIndexer(s.remoteReadIndex)
 	if err := s.openRaft(); err != nil {
@@ -147,6 +151,7 @@ func (s *Store) raftConfig(hl hclog.Logger) *raft.Config {
 
 // Close stops Raft and every goroutine of the store and ends all watches.
 func (s *Store) Close() error {
+	s.closeOnce.Do(func() { close(s.closing) })
 	var err error
 	if s.raft != nil {
 		err = s.raft.Shutdown().Error()
@@ -241,4 +246,20 @@ func (w slogWriter) Write(p []byte) (int, error) {
 	line = strings.TrimSpace(strings.TrimPrefix(line, "[WARN]"))
 	w.log.Log(context.Background(), level, line, "component", "raft")
 	return len(p), nil
+}
+
+// await returns the outcome of an Apply or Barrier future, or
+// ErrRaftShutdown once the store closes: with BatchApplyCh, a future still
+// in Raft's apply channel when Raft shuts down is never answered, and its
+// Error would block forever. The goroutine left waiting on such a future
+// is the price of not hanging Close.
+func (s *Store) await(f raft.Future) error {
+	errc := make(chan error, 1)
+	go func() { errc <- f.Error() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-s.closing:
+		return raft.ErrRaftShutdown
+	}
 }
