@@ -144,9 +144,12 @@ func testConfigMap(name string, data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}
 }
 
+// testPod is a pod no scheduler of the cluster takes (the tests count
+// every change they make; the default scheduler would add its own).
 func testPod(name string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "informers"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}
+		Spec: corev1.PodSpec{SchedulerName: "informer-test-scheduler",
+			Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}
 }
 
 // seed creates n ConfigMaps pre-0… and one Pod pre-pod in ns through cs.
