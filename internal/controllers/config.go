@@ -75,7 +75,9 @@ type Options struct {
 	Token string
 	// Resources lists the served resources (api.Server.Resources).
 	Resources Resources
-	Logger    *slog.Logger
+	// RootCA is the cluster CA certificate (PEM) the root CA publisher puts in every namespace.
+	RootCA []byte
+	Logger *slog.Logger
 }
 
 func (o *Options) validate() error {

@@ -9,7 +9,9 @@
 //   - scheduling: the scheduler ("default-scheduler"), the simulated nodes
 //     (simnode: Nodes, their Leases and the pods bound to them, like KWOK)
 //     and node lifecycle;
-//   - cluster: namespace, endpoint and endpointslice, pvc-/pv-protection.
+//   - cluster: namespace, endpoint and endpointslice, pvc-/pv-protection,
+//     serviceaccount (the "default" ServiceAccount of every namespace) and
+//     root-ca-cert-publisher (kube-root-ca.crt in every namespace).
 //
 // The typed controllers share one term's kit.Context: client-go
 // SharedIndexInformers over the local change feed, in-process clientsets and

@@ -13,6 +13,10 @@ import (
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
+// notRootCA leaves out the kube-root-ca.crt that the root CA publisher
+// puts in every namespace: not part of the cascades.
+const notRootCA = "metadata.name!=kube-root-ca.crt"
+
 // deletesOf returns each running member's garbage collector deletions.
 func deletesOf(c *membertest.Cluster) map[int]uint64 {
 	out := make(map[int]uint64)
@@ -88,7 +92,7 @@ func TestGarbageCollectorLeaderChange(t *testing.T) {
 		// The leader's collector deletes the free dependents and marks the
 		// held ones; the owner waits for them.
 		membertest.Eventually(t, 20*time.Second, func() error {
-			l, err := f.cs.CoreV1().ConfigMaps(ns).List(t.Context(), metav1.ListOptions{})
+			l, err := f.cs.CoreV1().ConfigMaps(ns).List(t.Context(), metav1.ListOptions{FieldSelector: notRootCA})
 			if err != nil {
 				return err
 			}
@@ -138,7 +142,7 @@ func TestGarbageCollectorLeaderChange(t *testing.T) {
 			f.configMap(t, ns, fmt.Sprintf("dep-%d", i), cmRef(owner))
 		}
 		left := func() int {
-			l, err := f.cs.CoreV1().ConfigMaps(ns).List(t.Context(), metav1.ListOptions{ResourceVersion: "0"})
+			l, err := f.cs.CoreV1().ConfigMaps(ns).List(t.Context(), metav1.ListOptions{ResourceVersion: "0", FieldSelector: notRootCA})
 			if err != nil {
 				t.Fatal(err)
 			}

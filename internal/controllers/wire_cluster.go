@@ -11,14 +11,18 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers/endpoints"
 	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/namespace"
+	"github.com/litek8s/litek8s/internal/controllers/rootca"
+	"github.com/litek8s/litek8s/internal/controllers/serviceaccount"
 	"github.com/litek8s/litek8s/internal/controllers/volumeprotection"
 )
 
-// cluster builds the term's namespace, endpoints/endpointslices and
-// volume protection controllers. resources lists the served resources
-// (the namespace controller deletes the objects of every namespaced one);
-// restConfig is a controller's in-process client configuration.
-func cluster(kc *kit.Context, cfg Config, resources Resources, restConfig func(string) *rest.Config) []kit.Controller {
+// cluster builds the term's namespace, endpoints/endpointslices, volume
+// protection, service account and root CA publisher controllers.
+// resources lists the served resources (the namespace controller deletes
+// the objects of every namespaced one); rootCA is the cluster CA
+// certificate (PEM) published in every namespace; restConfig is a
+// controller's in-process client configuration.
+func cluster(kc *kit.Context, cfg Config, resources Resources, rootCA []byte, restConfig func(string) *rest.Config) []kit.Controller {
 	dyn, err := dynamic.NewForConfig(restConfig(namespace.Name))
 	if err != nil { // only a malformed rest.Config fails, and ours is fixed
 		panic("controllers: namespace controller client: " + err.Error())
@@ -29,6 +33,8 @@ func cluster(kc *kit.Context, cfg Config, resources Resources, restConfig func(s
 		endpoints.NewSlices(kc, cfg.Cluster.Endpoints),
 		volumeprotection.New(kc, cfg.Cluster.VolumeProtection),
 		volumeprotection.NewPV(kc, cfg.Cluster.VolumeProtection),
+		serviceaccount.New(kc, cfg.Cluster.ServiceAccount),
+		rootca.New(kc, cfg.Cluster.RootCA, rootCA),
 	}
 }
 
@@ -54,13 +60,21 @@ type ClusterConfig struct {
 	// VolumeProtection configures the claim and volume protection
 	// controllers.
 	VolumeProtection volumeprotection.Config
+	// ServiceAccount configures the service account controller (the
+	// "default" ServiceAccount of every namespace).
+	ServiceAccount serviceaccount.Config
+	// RootCA configures the root CA publisher (kube-root-ca.crt in every
+	// namespace).
+	RootCA rootca.Config
 }
 
 func defaultCluster() ClusterConfig {
 	return ClusterConfig{Namespace: namespace.DefaultConfig(), Endpoints: endpoints.DefaultConfig(),
-		VolumeProtection: volumeprotection.DefaultConfig()}
+		VolumeProtection: volumeprotection.DefaultConfig(), ServiceAccount: serviceaccount.DefaultConfig(),
+		RootCA: rootca.DefaultConfig()}
 }
 
 func (c *ClusterConfig) validate() error {
-	return errors.Join(c.Namespace.Validate(), c.Endpoints.Validate(), c.VolumeProtection.Validate())
+	return errors.Join(c.Namespace.Validate(), c.Endpoints.Validate(), c.VolumeProtection.Validate(),
+		c.ServiceAccount.Validate(), c.RootCA.Validate())
 }

@@ -179,11 +179,17 @@ func (c *testCluster) waitMembers(n int) {
 	})
 }
 
+// rootCAName is the ConfigMap the root CA publisher puts in every
+// namespace.
+const rootCAName = "kube-root-ca.crt"
+
 func configMap(name string, data map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}
 }
 
-// snapshotOf lists every ConfigMap of member i as name@resourceVersion=data.
+// snapshotOf lists every ConfigMap of member i as name@resourceVersion=data,
+// but the root CA publisher's kube-root-ca.crt, which every namespace gets
+// at the controller's pace, as in kube.
 func (c *testCluster) snapshotOf(ctx context.Context, i int) ([]string, error) {
 	l, err := c.clients[i].CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -191,6 +197,9 @@ func (c *testCluster) snapshotOf(ctx context.Context, i int) ([]string, error) {
 	}
 	var out []string
 	for _, cm := range l.Items {
+		if cm.Name == rootCAName {
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s/%s@%s=%v uid=%s", cm.Namespace, cm.Name, cm.ResourceVersion, cm.Data, cm.UID))
 	}
 	sort.Strings(out)

@@ -43,6 +43,7 @@ func TestConformanceFieldSelectors(t *testing.T) {
 	g := newGoldenClient(t, nil)
 	g.setup(t, exchange{golden: "objects/namespace-post.json"})
 	g.setup(t, exchange{golden: "objects/configmap-post.json"})
+	g.waitRootCA(t)
 	g.run(t, exchange{golden: "errors/400-unsupported-field-selector.json"}, cmpOpts{})
 	g.setup(t, exchange{golden: "objects/node-post.json"})
 	g.setup(t, exchange{golden: "objects/pod-post.json", body: rewrite(`"spec":{`, `"spec":{"nodeName":"golden-node",`)})
@@ -69,7 +70,7 @@ func TestConformanceFieldSelectors(t *testing.T) {
 		{"/api/v1/namespaces/golden/secrets", "type=Opaque", []string{"golden-secret"}},
 		{"/api/v1/nodes", "spec.unschedulable=false", []string{"golden-node"}},
 		{"/api/v1/namespaces", "status.phase=Active,metadata.name=golden", []string{"golden"}},
-		{"/api/v1/namespaces/golden/configmaps", "metadata.name!=golden-cm", []string{}},
+		{"/api/v1/namespaces/golden/configmaps", "metadata.name!=golden-cm", []string{"kube-root-ca.crt"}},
 	} {
 		code, b := g.do(t, "GET", c.path+"?fieldSelector="+strings.ReplaceAll(c.selector, "=", "%3D"), "")
 		if code != http.StatusOK {
@@ -103,7 +104,7 @@ func TestConformancePartialObjectMetadata(t *testing.T) {
 	g := newGoldenClient(t, nil)
 	g.setup(t, exchange{golden: "objects/namespace-post.json"})
 	g.setup(t, exchange{golden: "objects/configmap-post.json"})
-	g.createRootCA(t)
+	g.waitRootCA(t)
 	g.setup(t, exchange{golden: "lists/configmap-2-post.json"})
 	g.run(t, exchange{golden: "lists/configmap-get-partialobjectmetadata.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "lists/configmaps-list-partialobjectmetadata.json"}, cmpOpts{})
@@ -183,11 +184,12 @@ func TestConformanceYAML(t *testing.T) {
 	if j, _ := yaml.YAMLToJSON(got); !bytes.Equal(mustYAML(t, j), got) {
 		t.Errorf("YAML is not in kube's form (sorted keys, sigs.k8s.io/yaml):\n%s", got)
 	}
-	// A list too.
+	// A list too (with the root CA publisher's kube-root-ca.crt, as in kube).
+	g.waitRootCA(t)
 	code, b := g.doAccept(t, "/api/v1/namespaces/golden/configmaps", "application/yaml")
 	var l corev1.ConfigMapList
 	if err := yaml.UnmarshalStrict(b, &l); code != http.StatusOK || err != nil || l.Kind != "ConfigMapList" ||
-		len(l.Items) != 1 || l.Items[0].Name != "golden-cm-2" {
+		len(l.Items) != 2 || l.Items[0].Name != "golden-cm-2" || l.Items[1].Name != "kube-root-ca.crt" {
 		t.Errorf("YAML list: %d %v %s", code, err, b)
 	}
 }
@@ -273,7 +275,7 @@ func TestConformanceProtobuf(t *testing.T) {
 		t.Errorf("protobuf PartialObjectMetadata: %d %+v", code, pom)
 	}
 	// No Table in protobuf: with a JSON fallback, JSON (kube too).
-	g.createRootCA(t)
+	g.waitRootCA(t)
 	tab := g.check(t, exchange{golden: "misc/configmaps-table-protobuf-first.pb"}, cmpOpts{
 		golden: keepRows("golden-immutable", "kube-root-ca.crt")})
 	if mustParse(t, "litek8s", tab).get("kind").str() != "Table" {
@@ -314,7 +316,7 @@ func TestConformanceTableOptions(t *testing.T) {
 	g := newGoldenClient(t, nil)
 	g.setup(t, exchange{golden: "objects/namespace-post.json"})
 	g.setup(t, exchange{golden: "objects/configmap-post.json"})
-	g.createRootCA(t)
+	g.waitRootCA(t)
 	g.run(t, exchange{golden: "tables/configmaps-table-v1-only.json"}, cmpOpts{})
 	g.setup(t, exchange{golden: "objects/pod-post.json", body: rewrite(`"spec":{`, `"spec":{"nodeName":"golden-node",`)})
 	// The golden pod was bound by kube-scheduler (pods/binding), ours is

@@ -3,7 +3,7 @@ package member
 import (
 	"bufio"
 	"context"
-	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path"
@@ -12,9 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Conformance: litek8s's answers to the requests of the kube-apiserver 1.37
@@ -84,25 +81,18 @@ func (g *goldenClient) mustDo(t *testing.T, method, target, body string) []byte 
 	return b
 }
 
-// createRootCA creates kube-root-ca.crt as in the captures: the golden
-// lists and Tables hold it because kube-controller-manager puts it in every
-// namespace; litek8s has no such controller, so the fixture stands in.
-func (g *goldenClient) createRootCA(t *testing.T) {
+// waitRootCA waits for the kube-root-ca.crt of the namespace golden: the
+// golden lists and Tables hold it because kube-controller-manager's root
+// CA publisher puts it in every namespace, and litek8s's does the same
+// (its ca.crt is this cluster's CA: the normalizer hides the PEM).
+func (g *goldenClient) waitRootCA(t *testing.T) {
 	t.Helper()
-	var l corev1.ConfigMapList
-	if err := json.Unmarshal(readGolden(t, "lists/configmaps-list.json"), &l); err != nil {
-		t.Fatal(err)
-	}
-	for _, cm := range l.Items {
-		if cm.Name == "kube-root-ca.crt" {
-			fix := corev1.ConfigMap{TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
-				ObjectMeta: metav1.ObjectMeta{Name: cm.Name, Annotations: cm.Annotations}, Data: cm.Data}
-			b, _ := json.Marshal(&fix)
-			g.mustDo(t, "POST", "/api/v1/namespaces/golden/configmaps?fieldManager=kube-controller-manager", string(b))
-			return
+	eventually(t, 10*time.Second, func() error {
+		if code, b := g.do(t, "GET", "/api/v1/namespaces/golden/configmaps/kube-root-ca.crt", ""); code != http.StatusOK {
+			return fmt.Errorf("kube-root-ca.crt: %d %s", code, b)
 		}
-	}
-	t.Fatal("no kube-root-ca.crt in the golden list")
+		return nil
+	})
 }
 
 func metaField(t *testing.T, body []byte, key string) string {
@@ -129,7 +119,7 @@ func TestConformanceObjects(t *testing.T) {
 	g.run(t, exchange{golden: "objects/namespace-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/configmap-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/configmap-get.json"}, cmpOpts{})
-	g.createRootCA(t)
+	g.waitRootCA(t)
 	g.run(t, exchange{golden: "objects/configmap-table.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/secret-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/service-post.json"}, cmpOpts{})
@@ -145,7 +135,7 @@ func TestConformanceLists(t *testing.T) {
 	g := newGoldenClient(t, nil)
 	g.setup(t, exchange{golden: "objects/namespace-post.json"})
 	g.setup(t, exchange{golden: "objects/configmap-post.json"})
-	g.createRootCA(t)
+	g.waitRootCA(t)
 	g.run(t, exchange{golden: "lists/configmap-2-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "lists/configmaps-list.json"}, cmpOpts{})
 	t.Run("configmaps-list-limit2", func(t *testing.T) {
@@ -179,7 +169,7 @@ func TestConformanceTables(t *testing.T) {
 	g := newGoldenClient(t, nil)
 	g.setup(t, exchange{golden: "objects/namespace-post.json"})
 	g.setup(t, exchange{golden: "objects/configmap-post.json"})
-	g.createRootCA(t)
+	g.waitRootCA(t)
 	g.run(t, exchange{golden: "tables/configmaps-table-v1beta1-only.json"}, cmpOpts{})
 
 	// The golden pod was bound by the scheduler before these captures;
@@ -267,7 +257,7 @@ func TestConformanceWatch(t *testing.T) {
 	g.setup(t, exchange{golden: "objects/namespace-post.json"})
 	g.setup(t, exchange{golden: "objects/configmap-post.json"})
 	g.setup(t, exchange{golden: "lists/configmap-2-post.json"})
-	g.createRootCA(t)
+	g.waitRootCA(t)
 	listRV := func(t *testing.T) string {
 		return metaField(t, g.mustDo(t, "GET", "/api/v1/namespaces/golden/configmaps", ""), "resourceVersion")
 	}

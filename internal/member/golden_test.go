@@ -552,7 +552,8 @@ var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 // normalizer replaces what is not deterministic with placeholders, in
 // place: uids (any UUID inside a string), resourceVersions,
 // creationTimestamps, deletionTimestamps, managedFields times, clusterIPs,
-// the rv inside continue tokens and Table Age cells. managedFields are
+// the rv inside continue tokens, Table Age cells and the cluster CA of
+// kube-root-ca.crt (data "ca.crt", a PEM certificate). managedFields are
 // compared otherwise: litek8s writes them as kube does.
 type normalizer struct {
 	ageCol int // index of the Age column of the Table being walked (-1: none)
@@ -597,6 +598,11 @@ func (n *normalizer) walk(v *jv, key string) {
 		case "clusterIP":
 			*v = *strValue("<clusterIP>")
 			return
+		case "ca.crt":
+			if strings.HasPrefix(v.str(), "-----BEGIN CERTIFICATE-----") {
+				*v = *strValue("<ca.crt>")
+				return
+			}
 		case "continue":
 			if s := v.str(); s != "" {
 				*v = *strValue(normalizeContinue(s))

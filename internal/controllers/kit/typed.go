@@ -59,3 +59,11 @@ func (f *Informers) EndpointSlices() cache.SharedIndexInformer {
 func (f *Informers) Leases() cache.SharedIndexInformer {
 	return Informer[coordinationv1.Lease, coordinationv1.LeaseList](f, "leases.coordination.k8s.io")
 }
+
+func (f *Informers) ServiceAccounts() cache.SharedIndexInformer {
+	return Informer[corev1.ServiceAccount, corev1.ServiceAccountList](f, "serviceaccounts")
+}
+
+func (f *Informers) ConfigMaps() cache.SharedIndexInformer {
+	return Informer[corev1.ConfigMap, corev1.ConfigMapList](f, "configmaps")
+}
