@@ -127,13 +127,32 @@ func checkObject(b []byte, ns, name string) (string, error) {
 
 func cmPath(ns string) string { return "/api/v1/namespaces/" + ns + "/configmaps" }
 
-// createNamespaces creates the scenarios' namespaces.
+// rootCAName is the ConfigMap that the root CA publisher (litek8s's, as
+// kube's) puts in every namespace: the scenarios' namespaces hold it
+// besides what api_load writes, as they would on kube.
+const rootCAName = "kube-root-ca.crt"
+
+// listed is how many ConfigMaps a whole list of listNS holds: the -objects
+// ones and kube-root-ca.crt.
+func listed(objects int) int { return objects + 1 }
+
+// createNamespaces creates the scenarios' namespaces and waits for their
+// kube-root-ca.crt: the scenarios' lists and watches start once the
+// publisher has written it.
 func createNamespaces(ctx context.Context, ep *endpoint, names ...string) error {
 	for _, ns := range names {
 		body := fmt.Appendf(nil, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
 		c := call{method: http.MethodPost, path: "/api/v1/namespaces", body: body, want: http.StatusCreated}
 		if err := ep.do(ctx, c, nil); err != nil {
 			return fmt.Errorf("create namespace %s: %w", ns, err)
+		}
+	}
+	for _, ns := range names {
+		err := poll(ctx, 30*time.Second, func() error {
+			return ep.do(ctx, call{method: http.MethodGet, path: cmPath(ns) + "/" + rootCAName}, nil)
+		})
+		if err != nil {
+			return fmt.Errorf("namespace %s: no %s: %w", ns, rootCAName, err)
 		}
 	}
 	return nil

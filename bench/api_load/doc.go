@@ -11,6 +11,11 @@
 //	go run ./bench/api_load -scenario list_all -cpuprofile /tmp/cpu.out
 //	go run ./bench/api_load -idle-rss              # target 9: one member process
 //
+// Every namespace also holds the kube-root-ca.crt of the root CA
+// publisher, as on kube: the list scenarios' whole lists return the
+// -objects ConfigMaps and it (list_paged: one more, smaller page at
+// -objects 1000).
+//
 // Any failed request (a status other than the expected one, a response
 // that does not decode, a missing watch event) fails the run: exit 1.
 //

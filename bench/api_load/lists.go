@@ -139,7 +139,9 @@ func listPrepared(ctx context.Context, b *bench, epOf func() *endpoint, c call, 
 	}), nil
 }
 
-func allItems(b *bench) listCheck { return listCheck{kind: "ConfigMapList", items: b.opts.objects} }
+func allItems(b *bench) listCheck {
+	return listCheck{kind: "ConfigMapList", items: listed(b.opts.objects)}
+}
 
 func selectedItems(b *bench) listCheck {
 	return listCheck{kind: "ConfigMapList", items: (b.opts.objects + groups - 1) / groups, group: "g0"}
@@ -158,7 +160,7 @@ func prepareListSelector(ctx context.Context, b *bench) (*prepared, error) {
 // The age column changes length over time, hence the 2% tolerance.
 func prepareListTable(ctx context.Context, b *bench) (*prepared, error) {
 	c := call{method: http.MethodGet, path: cmPath(listNS) + "?limit=500", accept: tableAccept}
-	return listPrepared(ctx, b, b.leaderNow, c, listCheck{kind: "Table", items: min(500, b.opts.objects)}, 0.02)
+	return listPrepared(ctx, b, b.leaderNow, c, listCheck{kind: "Table", items: min(500, listed(b.opts.objects))}, 0.02)
 }
 
 // prepareFollowerList: list_all on a follower, a consistent read (no
@@ -228,7 +230,7 @@ func walk(ctx context.Context, ep *endpoint, buf *bytes.Buffer, objects int, ver
 // prepareListPaged: one op is the whole walk of limit=100 pages.
 func prepareListPaged(ctx context.Context, b *bench) (*prepared, error) {
 	var buf bytes.Buffer
-	pages, err := walk(ctx, b.leader, &buf, b.opts.objects, true)
+	pages, err := walk(ctx, b.leader, &buf, listed(b.opts.objects), true)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +239,7 @@ func prepareListPaged(ctx context.Context, b *bench) (*prepared, error) {
 		for i := range ops {
 			var buf bytes.Buffer
 			ops[i] = func(ctx context.Context) error {
-				n, err := walk(ctx, b.leader, &buf, b.opts.objects, b.opts.verify == "all")
+				n, err := walk(ctx, b.leader, &buf, listed(b.opts.objects), b.opts.verify == "all")
 				if err == nil && n != pages {
 					err = fmt.Errorf("the walk took %d pages, %d before the run", n, pages)
 				}
