@@ -30,7 +30,13 @@ type Config struct {
 	// this far behind is ended with ErrExpired.
 	WatchBuffer int
 
-	// Raft timings and log compaction.
+	// Raft timings and log compaction. CommitTimeout is also how late a
+	// follower may learn that an entry committed when no other write
+	// follows (hashicorp/raft sends the commit index only with
+	// AppendEntries): it bounds a follower's watch latency, and costs an
+	// AppendEntries per follower per 1-2 CommitTimeout when idle. 2 ms:
+	// create → event on a follower p50 5 ms (10 ms at 5 ms, 3 ms at 1 ms),
+	// idle CPU of 3 members 14% of a core (8% at 5 ms, 18% at 1 ms).
 	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout, CommitTimeout time.Duration
 	SnapshotThreshold, TrailingLogs                                      uint64
 	SnapshotInterval                                                     time.Duration
@@ -66,7 +72,7 @@ func DefaultConfig() Config {
 		HeartbeatTimeout:   500 * time.Millisecond,
 		ElectionTimeout:    500 * time.Millisecond,
 		LeaderLeaseTimeout: 250 * time.Millisecond,
-		CommitTimeout:      5 * time.Millisecond,
+		CommitTimeout:      2 * time.Millisecond,
 		SnapshotThreshold:  8192,
 		TrailingLogs:       10240,
 		SnapshotInterval:   30 * time.Second,
