@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/litek8s/litek8s/internal/kv"
 )
 
 // Informers are the shared informers of one term, one per resource:
@@ -38,19 +40,49 @@ func Informer[T, L any, PT interface {
 	*L
 	runtime.Object
 }](f *Informers, resource string) cache.SharedIndexInformer {
+	return filtered[T, L, PT, PL](f, resource, "", nil)
+}
+
+// Named returns the shared informer of the objects of resource named
+// name (in every namespace), whose objects are T and lists L: the others
+// are skipped by key, never decoded or cached (kube's informers with the
+// field selector metadata.name=name).
+func Named[T, L any, PT interface {
+	*T
+	runtime.Object
+}, PL interface {
+	*L
+	runtime.Object
+}](f *Informers, resource, name string) cache.SharedIndexInformer {
+	return filtered[T, L, PT, PL](f, resource, "metadata.name="+name, func(k kv.Key) bool { return k.Name == name })
+}
+
+// filtered returns the informer of resource limited by keep, shared under
+// the key resource + "?" + selector.
+func filtered[T, L any, PT interface {
+	*T
+	runtime.Object
+}, PL interface {
+	*L
+	runtime.Object
+}](f *Informers, resource, selector string, keep func(kv.Key) bool) cache.SharedIndexInformer {
+	key := resource
+	if selector != "" {
+		key += "?" + selector
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if inf, ok := f.byKey[resource]; ok {
+	if inf, ok := f.byKey[key]; ok {
 		return inf
 	}
-	lw := &listWatch{store: f.store, resource: resource, resyncs: f.resyncs,
+	lw := &listWatch{store: f.store, resource: resource, resyncs: f.resyncs, keep: keep,
 		newObj:  func() runtime.Object { return PT(new(T)) },
 		newList: func() runtime.Object { return PL(new(L)) }}
 	inf := cache.NewSharedIndexInformerWithOptions(lw, PT(new(T)), cache.SharedIndexInformerOptions{
 		Indexers:          cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 		ObjectDescription: resource,
 	})
-	f.byKey[resource] = inf
+	f.byKey[key] = inf
 	if f.started != nil {
 		f.run(f.started, inf)
 	}

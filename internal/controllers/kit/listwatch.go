@@ -27,8 +27,11 @@ type listWatch struct {
 	resource string
 	newObj   func() runtime.Object
 	newList  func() runtime.Object
-	lists    atomic.Uint64
-	resyncs  *atomic.Uint64
+	// keep, when set, limits the informer to the objects it accepts,
+	// judged by key before anything is decoded.
+	keep    func(kv.Key) bool
+	lists   atomic.Uint64
+	resyncs *atomic.Uint64
 }
 
 var (
@@ -65,6 +68,9 @@ func (lw *listWatch) ListWithContext(ctx context.Context, _ metav1.ListOptions) 
 	var items []runtime.Object
 	var derr error
 	l.Range("", func(o *kv.Object) bool {
+		if lw.keep != nil && !lw.keep(o.Key) {
+			return true
+		}
 		obj, err := lw.decode(o)
 		if err != nil {
 			derr = err
@@ -150,6 +156,9 @@ func (fw *feedWatch) run(ctx context.Context) {
 					fw.send(ctx, watch.Event{Type: watch.Error, Object: statusOf(err)})
 				}
 				return
+			}
+			if fw.lw.keep != nil && !fw.lw.keep(ev.Object.Key) {
+				continue
 			}
 			obj, err := fw.lw.decode(ev.Object)
 			if err != nil {

@@ -67,3 +67,10 @@ func (f *Informers) ServiceAccounts() cache.SharedIndexInformer {
 func (f *Informers) ConfigMaps() cache.SharedIndexInformer {
 	return Informer[corev1.ConfigMap, corev1.ConfigMapList](f, "configmaps")
 }
+
+// ConfigMapsNamed sees only the ConfigMaps called name (kube's
+// root-ca-cert-publisher watches kube-root-ca.crt alone): a store full of
+// ConfigMaps is never decoded into the leader's memory.
+func (f *Informers) ConfigMapsNamed(name string) cache.SharedIndexInformer {
+	return Named[corev1.ConfigMap, corev1.ConfigMapList](f, "configmaps", name)
+}
