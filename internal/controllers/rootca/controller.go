@@ -46,7 +46,9 @@ type controller struct {
 // New returns the root CA publisher of the term of kc; rootCA is the
 // cluster CA certificate (PEM) it publishes.
 func New(kc *kit.Context, cfg Config, rootCA []byte) kit.Controller {
-	nsInf, cmInf := kc.Informers.Namespaces(), kc.Informers.ConfigMaps()
+	// Only the ConfigMaps named kube-root-ca.crt: the others are never
+	// decoded or cached.
+	nsInf, cmInf := kc.Informers.Namespaces(), kc.Informers.ConfigMapsNamed(ConfigMapName)
 	c := &controller{cfg: cfg, client: kc.Client(Name),
 		ns:  corelisters.NewNamespaceLister(nsInf.GetIndexer()),
 		cms: corelisters.NewConfigMapLister(cmInf.GetIndexer()),

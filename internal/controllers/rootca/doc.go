@@ -12,7 +12,9 @@
 // keys are removed, other metadata kept, as in kube). It writes nothing in
 // a namespace that is not Active (being deleted) and ignores the API's
 // refusal when the namespace went away or started terminating in between.
-// With no CA (Options.RootCA empty) it publishes nothing.
+// With no CA (Options.RootCA empty) it publishes nothing. Its informer
+// holds the ConfigMaps named kube-root-ca.crt only (kube's watches every
+// ConfigMap): the leader never decodes the others.
 //
 // Its writes carry the User-Agent suffix "root-ca-cert-publisher", kube's,
 // so the API records them under the manager "kube-controller-manager" as
