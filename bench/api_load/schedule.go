@@ -19,8 +19,9 @@ const scheduleNS = "schedule"
 // prepareSchedule: one op is a Deployment of -schedule-replicas Pods
 // created on the leader, until every one of its Pods has a node (bound by
 // the scheduler to the leader's -simulated-nodes). The Deployment is then
-// deleted (untimed; the garbage collector removes its Pods while the next
-// op runs).
+// deleted and the op waits, untimed, until its Pods are gone, so that no
+// deletion is left running into the next op or scenario (ops/s counts
+// that time, the latencies do not).
 func prepareSchedule(ctx context.Context, b *bench) (*prepared, error) {
 	cs, err := kubernetes.NewForConfig(b.cl.restConfig(b.leader))
 	if err != nil {
@@ -115,6 +116,16 @@ func scheduleOnce(ctx context.Context, cs kubernetes.Interface, name string, rep
 	lat := time.Since(t0)
 	bg := metav1.DeletePropagationBackground
 	if err := cs.AppsV1().Deployments(scheduleNS).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
+		return 0, fmt.Errorf("schedule: delete deployment %s: %w", name, err)
+	}
+	err = poll(ctx, scheduleTimeout(replicas), func() error {
+		l, err := cs.CoreV1().Pods(scheduleNS).List(ctx, metav1.ListOptions{LabelSelector: "app=" + name, Limit: 1})
+		if err == nil && len(l.Items) > 0 {
+			err = fmt.Errorf("pods of %s still there (%s)", name, l.Items[0].Name)
+		}
+		return err
+	})
+	if err != nil {
 		return 0, fmt.Errorf("schedule: delete deployment %s: %w", name, err)
 	}
 	return lat, nil
