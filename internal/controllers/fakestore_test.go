@@ -95,16 +95,22 @@ func (s *fakeStore) List(ctx context.Context, resource, namespace string, consis
 		}
 		return 1
 	})
-	l := &kv.List{Rev: s.rev}
-	l.Each = func(after string, fn func(*kv.Object) bool) {
-		for _, o := range objs {
-			if !fn(o) {
-				return
-			}
+	return &kv.List{Rev: s.rev, Source: sliceSource(objs)}, nil
+}
+
+// sliceSource is a kv.ListSource of objects in key order (after is not
+// used by the informer).
+type sliceSource []*kv.Object
+
+func (s sliceSource) Each(_, _ string, fn func(*kv.Object) bool) {
+	for _, o := range s {
+		if !fn(o) {
+			return
 		}
 	}
-	return l, nil
 }
+
+func (s sliceSource) Count(string) int { return len(s) }
 
 func (s *fakeStore) Watch(resource, namespace string, rev uint64) (kv.Watcher, error) {
 	s.mu.Lock()

@@ -149,28 +149,37 @@ type List struct {
 	// namespace) at or before Rev: a page taken at revision r continues
 	// consistently from this view when ModRev <= r.
 	ModRev uint64
-	// Each calls fn for each object in key order, starting after the object
-	// named after (within the list's namespace) when after is non-empty,
-	// until fn returns false. Nil for an empty resource.
-	Each func(after string, fn func(*Object) bool)
-	// Count returns the number of objects in the list (cheap after the
-	// first call on a view); nil for an empty resource.
-	Count func() int
+	// Source holds the objects (nil for an empty resource); Namespace is
+	// the list's namespace in it ("" for all).
+	Source    ListSource
+	Namespace string
 }
 
-// Len is Count that tolerates an empty list.
+// ListSource is the store's immutable view behind a List.
+type ListSource interface {
+	// Each calls fn for each object of namespace (all when "") in key
+	// order, starting after the object named after (within the
+	// namespace; "namespace/name" across namespaces) when after is
+	// non-empty, until fn returns false.
+	Each(namespace, after string, fn func(*Object) bool)
+	// Count returns the number of objects in namespace (all when "").
+	Count(namespace string) int
+}
+
+// Range calls fn for each object of the list in key order, starting after
+// the object named after, until fn returns false.
+func (l *List) Range(after string, fn func(*Object) bool) {
+	if l.Source != nil {
+		l.Source.Each(l.Namespace, after, fn)
+	}
+}
+
+// Len returns the number of objects in the list.
 func (l *List) Len() int {
-	if l.Count == nil {
+	if l.Source == nil {
 		return 0
 	}
-	return l.Count()
-}
-
-// Range is Each that tolerates an empty list.
-func (l *List) Range(after string, fn func(*Object) bool) {
-	if l.Each != nil {
-		l.Each(after, fn)
-	}
+	return l.Source.Count(l.Namespace)
 }
 
 // Watcher delivers the events of one watch. Events is closed when the watch

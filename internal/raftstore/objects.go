@@ -72,10 +72,16 @@ func (v *view) count(namespace string) int {
 
 // list is the kv.List of namespace in v at rev.
 func (v *view) list(namespace string, rev, modRev uint64) *List {
-	return &List{Rev: rev, ModRev: modRev,
-		Each:  func(after string, fn func(*kv.Object) bool) { ascend(v.tree, namespace, after, fn) },
-		Count: func() int { return v.count(namespace) }}
+	return &List{Rev: rev, ModRev: modRev, Source: v, Namespace: namespace}
 }
+
+// Each implements kv.ListSource.
+func (v *view) Each(namespace, after string, fn func(*kv.Object) bool) {
+	ascend(v.tree, namespace, after, fn)
+}
+
+// Count implements kv.ListSource.
+func (v *view) Count(namespace string) int { return v.count(namespace) }
 
 // maxPastViews bounds the earlier views kept per resource. A view shares
 // all unchanged B-tree nodes with its successors, so keeping one costs
