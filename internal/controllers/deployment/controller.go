@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/litek8s/litek8s/internal/controllers/kit"
-	"github.com/litek8s/litek8s/internal/controllers/workload"
 )
 
 // Name is kube's name of the controller; its writes use it as client name.
@@ -57,7 +56,7 @@ type controller struct {
 	dLister  appslisters.DeploymentLister
 	rsLister appslisters.ReplicaSetLister
 	pods     corelisters.PodLister
-	loop     *workload.Loop
+	loop     *kit.Loop
 	log      *slog.Logger
 }
 
@@ -68,7 +67,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		rsLister: appslisters.NewReplicaSetLister(kc.Informers.ReplicaSets().GetIndexer()),
 		pods:     corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		log:      kc.Log.With("controller", Name)}
-	c.loop = workload.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
+	c.loop = kit.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
 	kc.Informers.Deployments().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
@@ -96,7 +95,7 @@ func (c *controller) Run(ctx context.Context) { c.loop.Run(ctx) }
 // rsChanged enqueues the Deployment that controls rs, or, for an orphan,
 // those whose selector matches it (one may adopt it).
 func (c *controller) rsChanged(obj any) {
-	rs, ok := workload.Tombstone[*appsv1.ReplicaSet](obj)
+	rs, ok := kit.Tombstone[*appsv1.ReplicaSet](obj)
 	if !ok {
 		return
 	}
@@ -117,7 +116,7 @@ func (c *controller) rsChanged(obj any) {
 
 // podDeleted enqueues the Recreate Deployment whose old pod went.
 func (c *controller) podDeleted(obj any) {
-	pod, ok := workload.Tombstone[*corev1.Pod](obj)
+	pod, ok := kit.Tombstone[*corev1.Pod](obj)
 	if !ok {
 		return
 	}

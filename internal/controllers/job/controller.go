@@ -54,7 +54,7 @@ type controller struct {
 	jobs   batchlisters.JobLister
 	pods   corelisters.PodLister
 	exp    *workload.Expectations
-	loop   *workload.Loop
+	loop   *kit.Loop
 	log    *slog.Logger
 }
 
@@ -64,7 +64,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		jobs: batchlisters.NewJobLister(kc.Informers.Jobs().GetIndexer()),
 		pods: corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		exp:  workload.NewExpectations(), log: kc.Log.With("controller", Name)}
-	c.loop = workload.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
+	c.loop = kit.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
 	kc.Informers.Jobs().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
@@ -103,7 +103,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 			}
 		},
 		DeleteFunc: func(obj any) {
-			if pod, ok := workload.Tombstone[*corev1.Pod](obj); ok {
+			if pod, ok := kit.Tombstone[*corev1.Pod](obj); ok {
 				c.podGone(pod)
 			}
 		},

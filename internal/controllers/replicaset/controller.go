@@ -57,7 +57,7 @@ type controller struct {
 	rsLister appslisters.ReplicaSetLister
 	pods     corelisters.PodLister
 	exp      *workload.Expectations
-	loop     *workload.Loop
+	loop     *kit.Loop
 	log      *slog.Logger
 }
 
@@ -67,7 +67,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		rsLister: appslisters.NewReplicaSetLister(kc.Informers.ReplicaSets().GetIndexer()),
 		pods:     corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		exp:      workload.NewExpectations(), log: kc.Log.With("controller", Name)}
-	c.loop = workload.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
+	c.loop = kit.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
 	kc.Informers.ReplicaSets().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
@@ -154,7 +154,7 @@ func (c *controller) updatePod(old, cur any) {
 }
 
 func (c *controller) deletePod(obj any) {
-	pod, ok := workload.Tombstone[*corev1.Pod](obj)
+	pod, ok := kit.Tombstone[*corev1.Pod](obj)
 	if !ok {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"maps"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,7 +11,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
@@ -40,7 +38,7 @@ type controller struct {
 	ns     corelisters.NamespaceLister
 	cms    corelisters.ConfigMapLister
 	log    *slog.Logger
-	queue  workqueue.TypedRateLimitingInterface[string] // namespace names
+	loop   *kit.Loop // keys: namespace names
 }
 
 // New returns the root CA publisher of the term of kc; rootCA is the
@@ -53,15 +51,14 @@ func New(kc *kit.Context, cfg Config, rootCA []byte) kit.Controller {
 		ns:  corelisters.NewNamespaceLister(nsInf.GetIndexer()),
 		cms: corelisters.NewConfigMapLister(cmInf.GetIndexer()),
 		log: kc.Log.With("controller", Name),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: Name})}
+	}
+	c.loop = kit.NewLoop(Name, cfg.Workers, cfg.RetryBase, cfg.RetryMax, kc.Log, c.sync)
 	if len(rootCA) > 0 {
 		c.data = map[string]string{DataKey: string(rootCA)}
 	}
 	onNamespace := func(obj any) {
 		if ns, ok := obj.(*corev1.Namespace); ok && ns.Status.Phase == corev1.NamespaceActive {
-			c.queue.Add(ns.Name)
+			c.loop.Queue.Add(ns.Name)
 		}
 	}
 	nsInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -73,7 +70,7 @@ func New(kc *kit.Context, cfg Config, rootCA []byte) kit.Controller {
 			obj = t.Obj
 		}
 		if cm, ok := obj.(*corev1.ConfigMap); ok && cm.Name == ConfigMapName {
-			c.queue.Add(cm.Namespace)
+			c.loop.Queue.Add(cm.Namespace)
 		}
 	}
 	cmInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -87,44 +84,15 @@ func New(kc *kit.Context, cfg Config, rootCA []byte) kit.Controller {
 func (c *controller) Name() string { return "root-ca-cert-publisher" }
 
 // Run works until ctx ends and returns once the workers have stopped.
+// Without a CA it publishes nothing.
 func (c *controller) Run(ctx context.Context) {
-	var wg sync.WaitGroup
 	if c.data == nil {
 		c.log.Warn("no cluster CA: kube-root-ca.crt is not published")
-	} else {
-		for range c.cfg.Workers {
-			wg.Go(func() {
-				for c.next(ctx) {
-				}
-			})
-		}
+		<-ctx.Done()
+		c.loop.Queue.ShutDown()
+		return
 	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-}
-
-// next syncs one namespace; false once the queue is shut down.
-func (c *controller) next(ctx context.Context) bool {
-	ns, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(ns)
-	err := c.sync(ctx, ns)
-	switch {
-	case ctx.Err() != nil:
-	case err == nil:
-		c.queue.Forget(ns)
-	default:
-		level := slog.LevelDebug // conflicts with a cache a step behind are routine
-		if c.queue.NumRequeues(ns) >= 5 && !apierrors.IsConflict(err) {
-			level = slog.LevelWarn
-		}
-		c.log.Log(ctx, level, "publishing the root CA failed, will retry", "namespace", ns, "err", err)
-		c.queue.AddRateLimited(ns)
-	}
-	return true
+	c.loop.Run(ctx)
 }
 
 // sync makes the kube-root-ca.crt of the Active namespace name what it

@@ -3,7 +3,6 @@ package serviceaccount
 import (
 	"context"
 	"log/slog"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,7 +10,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/util/workqueue"
 
 	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
@@ -29,7 +27,7 @@ type controller struct {
 	ns     corelisters.NamespaceLister
 	sa     corelisters.ServiceAccountLister
 	log    *slog.Logger
-	queue  workqueue.TypedRateLimitingInterface[string] // namespace names
+	loop   *kit.Loop // keys: namespace names
 }
 
 // New returns the service account controller of the term of kc.
@@ -39,12 +37,11 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		ns:  corelisters.NewNamespaceLister(nsInf.GetIndexer()),
 		sa:  corelisters.NewServiceAccountLister(saInf.GetIndexer()),
 		log: kc.Log.With("controller", Name),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: Name})}
+	}
+	c.loop = kit.NewLoop(Name, cfg.Workers, cfg.RetryBase, cfg.RetryMax, kc.Log, c.sync)
 	onNamespace := func(obj any) {
 		if ns, ok := obj.(*corev1.Namespace); ok && ns.Status.Phase == corev1.NamespaceActive {
-			c.queue.Add(ns.Name)
+			c.loop.Queue.Add(ns.Name)
 		}
 	}
 	nsInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -56,7 +53,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 			obj = t.Obj
 		}
 		if sa, ok := obj.(*corev1.ServiceAccount); ok && sa.Name == Default {
-			c.queue.Add(sa.Namespace)
+			c.loop.Queue.Add(sa.Namespace)
 		}
 	}})
 	return c
@@ -66,41 +63,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 func (c *controller) Name() string { return "serviceaccount" }
 
 // Run works until ctx ends and returns once the workers have stopped.
-func (c *controller) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for range c.cfg.Workers {
-		wg.Go(func() {
-			for c.next(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-}
-
-// next syncs one namespace; false once the queue is shut down.
-func (c *controller) next(ctx context.Context) bool {
-	ns, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(ns)
-	err := c.sync(ctx, ns)
-	switch {
-	case ctx.Err() != nil:
-	case err == nil:
-		c.queue.Forget(ns)
-	default:
-		level := slog.LevelDebug
-		if c.queue.NumRequeues(ns) >= 5 {
-			level = slog.LevelWarn
-		}
-		c.log.Log(ctx, level, "creating the default ServiceAccount failed, will retry", "namespace", ns, "err", err)
-		c.queue.AddRateLimited(ns)
-	}
-	return true
-}
+func (c *controller) Run(ctx context.Context) { c.loop.Run(ctx) }
 
 // sync creates the "default" ServiceAccount of the Active namespace name
 // when the informer does not hold it.

@@ -1,4 +1,4 @@
-package workload
+package kit
 
 import (
 	"context"
@@ -7,13 +7,16 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 )
 
-// Loop is a controller's work queue and workers: one entry per object key
-// (namespace/name), deduplicated; a failed sync is retried with per-key
-// exponential backoff.
+// Loop is a controller's work queue and workers: one entry per key
+// (namespace/name of an object, or any string the controller chooses),
+// deduplicated; a failed sync is retried with per-key exponential backoff
+// (logged at debug, at warn from the fifth retry of a key on, conflicts
+// excepted: a cache a step behind is routine).
 type Loop struct {
 	name    string
 	workers int
@@ -68,7 +71,11 @@ func (l *Loop) next(ctx context.Context) bool {
 		l.Queue.Forget(key)
 	case ctx.Err() != nil: // the term ended: the next leader starts over
 	default:
-		l.log.Debug("sync failed, retrying", "key", key, "err", err)
+		level := slog.LevelDebug
+		if l.Queue.NumRequeues(key) >= 5 && !apierrors.IsConflict(err) {
+			level = slog.LevelWarn
+		}
+		l.log.Log(ctx, level, "sync failed, retrying", "key", key, "err", err)
 		l.Queue.AddRateLimited(key)
 	}
 	return true
