@@ -193,7 +193,7 @@ func TestSingleMemberRestartKeepsObjects(t *testing.T) {
 		t.Fatalf("after restart:\n%v\nbefore:\n%v", after, before)
 	}
 	ns, err := c.clients[0].CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-	if err != nil || len(ns.Items) != 3 {
+	if err != nil || len(ns.Items) != 4 { // default, kube-node-lease, kube-public, kube-system
 		t.Fatalf("namespaces after restart: %v %v", ns, err)
 	}
 }

@@ -221,8 +221,9 @@ func (m *Member) startAPI(sec secrets, adv string, rt http.RoundTripper) error {
 	return nil
 }
 
-// bootstrapNamespaces makes the leader create default, kube-system and
-// kube-public once; followers leave it to whoever leads.
+// bootstrapNamespaces makes the leader create kube-apiserver's system
+// namespaces (default, kube-system, kube-public, kube-node-lease) once;
+// followers leave it to whoever leads.
 func (m *Member) bootstrapNamespaces(ctx context.Context) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -231,7 +232,7 @@ func (m *Member) bootstrapNamespaces(ctx context.Context) {
 			if !self {
 				return
 			}
-			err := m.api.EnsureNamespaces(ctx, "default", "kube-system", "kube-public")
+			err := m.api.EnsureNamespaces(ctx, "default", "kube-system", "kube-public", "kube-node-lease")
 			if err == nil {
 				return
 			}
