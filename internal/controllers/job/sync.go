@@ -3,7 +3,6 @@ package job
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -200,33 +199,8 @@ func (c *controller) createPods(ctx context.Context, key string, job *batchv1.Jo
 }
 
 func (c *controller) deletePods(ctx context.Context, key string, job *batchv1.Job, pods []*corev1.Pod) error {
-	if len(pods) == 0 {
-		return nil
-	}
-	keys := make([]string, len(pods))
-	for i, p := range pods {
-		keys[i] = p.Namespace + "/" + p.Name
-	}
-	c.exp.ExpectDeletions(key, keys)
-	var wg sync.WaitGroup
-	errs := make([]error, len(pods))
-	for i, p := range pods {
-		wg.Go(func() {
-			err := c.client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name,
-				metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(p.UID))})
-			switch {
-			case err == nil:
-				c.events.Eventf(job, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", p.Name)
-			case apierrors.IsNotFound(err):
-				c.exp.DeletionObserved(key, keys[i])
-			default:
-				c.exp.DeletionObserved(key, keys[i])
-				errs[i] = fmt.Errorf("job: delete pod %s: %w", keys[i], err)
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	d := workload.Deleter{Client: c.client, Exp: c.exp, Events: c.events, Controller: "job"}
+	return d.Delete(ctx, key, job, pods)
 }
 
 func (c *controller) updateStatus(ctx context.Context, job *batchv1.Job, st *batchv1.JobStatus) error {

@@ -3,8 +3,6 @@ package replicaset
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -109,31 +107,8 @@ func (c *controller) create(ctx context.Context, key string, rs *appsv1.ReplicaS
 }
 
 func (c *controller) delete(ctx context.Context, key string, rs *appsv1.ReplicaSet, victims []*corev1.Pod) error {
-	keys := make([]string, len(victims))
-	for i, p := range victims {
-		keys[i] = p.Namespace + "/" + p.Name
-	}
-	c.exp.ExpectDeletions(key, keys)
-	var wg sync.WaitGroup
-	errs := make([]error, len(victims))
-	for i, p := range victims {
-		wg.Go(func() {
-			err := c.client.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name,
-				metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(p.UID))})
-			switch {
-			case err == nil:
-				c.events.Eventf(rs, corev1.EventTypeNormal, "SuccessfulDelete", "Deleted pod: %s", p.Name)
-			case apierrors.IsNotFound(err):
-				c.exp.DeletionObserved(key, keys[i])
-			default:
-				c.exp.DeletionObserved(key, keys[i])
-				c.events.Eventf(rs, corev1.EventTypeWarning, "FailedDelete", "Error deleting: %v", err)
-				errs[i] = fmt.Errorf("replicaset: delete pod %s: %w", keys[i], err)
-			}
-		})
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	d := workload.Deleter{Client: c.client, Exp: c.exp, Events: c.events, Controller: "replicaset", WarnOnFailure: true}
+	return d.Delete(ctx, key, rs, victims)
 }
 
 func replicas(rs *appsv1.ReplicaSet) int32 {
