@@ -100,7 +100,11 @@ func TestServeListAllocsFlat(t *testing.T) {
 	for _, q := range queries {
 		a, b := allocs(small, q.query, q.accept), allocs(large, q.query, q.accept)
 		t.Logf("%s: %.0f allocs at 100 objects, %.0f at 3,000", q.name, a, b)
-		if b > a+2 { // a pooled buffer that grows once is not per-item
+		// Per-item allocations would add thousands, per-64-KiB-chunk ones
+		// about 30. A few are neither: a pooled buffer that grows once,
+		// and sync.Pool, which drops a random part of what is put back
+		// under the race detector.
+		if b > a+8 {
 			t.Errorf("%s: %.0f allocs at 3,000 objects against %.0f at 100", q.name, b, a)
 		}
 	}

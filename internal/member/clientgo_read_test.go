@@ -136,7 +136,9 @@ func TestClientGoMetadata(t *testing.T) {
 	if err != nil || got.Labels["a"] != "b" || got.UID != created.UID {
 		t.Fatalf("metadata get: %v %+v", err, got)
 	}
-	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: l.ResourceVersion})
+	// Only this test's object: the root-ca-cert-publisher may create
+	// kube-root-ca.crt in default at any time after the cluster starts.
+	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: l.ResourceVersion, FieldSelector: "metadata.name=meta"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -239,7 +239,10 @@ func roundTrip(t *testing.T, dyn []*dynamic.DynamicClient, gvr schema.GroupVersi
 
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	w, err := res(2).Watch(wctx, metav1.ListOptions{ResourceVersion: created.GetResourceVersion()})
+	// Only this object: the controllers may add their own objects to the
+	// namespace (kube-root-ca.crt, the default ServiceAccount) at any time.
+	w, err := res(2).Watch(wctx, metav1.ListOptions{ResourceVersion: created.GetResourceVersion(),
+		FieldSelector: "metadata.name=" + obj.GetName()})
 	if err != nil {
 		t.Fatalf("watch: %v", err)
 	}
