@@ -18,8 +18,12 @@ type Config struct {
 	// Token is the bearer token every API request must carry.
 	Token string
 	// Internal serves /internal/ (the store's endpoints between members;
-	// they authenticate themselves). Optional.
+	// they authenticate themselves: a member certificate of the cluster CA,
+	// or the join token for joining). Optional.
 	Internal http.Handler
+	// Admin serves /admin/ (what `ctl` calls) to requests that carry the
+	// admin token. Optional.
+	Admin http.Handler
 	// PeerTransport reaches other members' APIs (write forwarding); it must
 	// trust their serving certificates.
 	PeerTransport http.RoundTripper
@@ -117,6 +121,9 @@ func (s *Server) routes(mux *http.ServeMux) error {
 	mux.HandleFunc("GET /readyz", s.serveReady)
 	if s.cfg.Internal != nil {
 		mux.Handle("/internal/", s.cfg.Internal)
+	}
+	if s.cfg.Admin != nil {
+		mux.Handle("/admin/", s.cfg.Admin)
 	}
 	schemas := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.refreshCRDs(r.Context())

@@ -73,6 +73,7 @@ type Member struct {
 	ln         net.Listener
 	url        string
 	kubeconfig string
+	version    string // what /version reports
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 }
@@ -195,6 +196,8 @@ func (m *Member) openStore(sec secrets, rt http.RoundTripper, bootstrap bool) er
 func (m *Member) startAPI(sec secrets, adv string, rt http.RoundTripper) error {
 	ac := api.DefaultConfig()
 	ac.Token, ac.Internal, ac.PeerTransport, ac.Logger = sec.Token, m.store.InternalHandler(), rt, m.log
+	ac.Admin = m.adminHandler()
+	m.version = ac.GitVersion
 	var err error
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err

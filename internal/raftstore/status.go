@@ -1,0 +1,20 @@
+package raftstore
+
+// Status is this member's Raft state, for status pages and `ctl status`.
+type Status struct {
+	// Role is Leader, Follower, Candidate or Shutdown.
+	Role string
+	Term uint64
+	// AppliedIndex is the store's revision (the last entry applied to the
+	// objects); CommitIndex and LastLogIndex are Raft's.
+	AppliedIndex, CommitIndex, LastLogIndex uint64
+	// LeaderID is empty while no leader is known.
+	LeaderID string
+}
+
+// Status returns this member's Raft state.
+func (s *Store) Status() Status {
+	_, leader := s.raft.LeaderWithID()
+	return Status{Role: s.raft.State().String(), Term: s.raft.CurrentTerm(), AppliedIndex: s.Revision(),
+		CommitIndex: s.raft.CommitIndex(), LastLogIndex: s.raft.LastIndex(), LeaderID: string(leader)}
+}
