@@ -53,8 +53,9 @@ func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Du
 		st.ElectionTimeout *= time.Duration(raftScale)
 		st.LeaderLeaseTimeout *= time.Duration(raftScale)
 		cfg.Controllers.Scheduling.SimNodes.Count = simNodes
+		cfg.JoinToken = "api-load-join-token" // member 0 makes it the cluster's
 		if i > 0 {
-			cfg.Join, cfg.JoinToken = c.members[0].URL(), c.token
+			cfg.Join = c.members[0].URL()
 		}
 		m, err := member.Start(ctx, cfg)
 		if err != nil {

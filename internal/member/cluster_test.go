@@ -60,9 +60,9 @@ func newTestCluster(t *testing.T, n int, tweak func(*Config)) *testCluster {
 		if tweak != nil {
 			tweak(&cfg)
 		}
+		cfg.JoinToken = testJoinToken // member 0 makes it the cluster's
 		if i > 0 {
 			cfg.Join = c.members[0].URL()
-			cfg.JoinToken = c.token()
 		}
 		c.cfgs = append(c.cfgs, cfg)
 		c.members = append(c.members, nil)
@@ -78,13 +78,8 @@ func newTestCluster(t *testing.T, n int, tweak func(*Config)) *testCluster {
 	return c
 }
 
-func (c *testCluster) token() string {
-	s, _, err := loadSecrets(c.cfgs[0].DataDir)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return s.Token
-}
+// testJoinToken is the join token of the test clusters.
+const testJoinToken = "test-join-token"
 
 // start starts member i; a restart reuses the addresses of its first start.
 func (c *testCluster) start(i int) {

@@ -3,6 +3,7 @@ package member
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,12 +32,24 @@ type Config struct {
 	// Hostnames are extra DNS names (and IPs) for the serving certificate.
 	Hostnames []string
 	// Join is the API URL of any member of an existing cluster; empty
-	// bootstraps a new cluster on first start.
+	// bootstraps a new cluster on first start (see BootstrapExpect).
 	Join string
-	// JoinToken authenticates the join (the cluster's admin token for now).
+	// JoinToken authenticates a join. A member that bootstraps a cluster
+	// makes it the cluster's join token (a random one when empty).
 	JoinToken string
+	// AdminToken is the admin token of a cluster this member bootstraps (a
+	// random one when empty). Joiners receive the cluster's.
+	AdminToken string
+	// BootstrapExpect > 1 makes a fresh member wait for that many fresh
+	// members among Peers (their API URLs; this member's own may be among
+	// them) and lets the one with the lowest ID bootstrap the cluster; the
+	// others join it, as does a fresh member that finds a peer already in a
+	// cluster. Every one of them needs JoinToken.
+	BootstrapExpect int
+	Peers           []string
 	// Store configures Raft; its ID, DataDir, APIURL, Bootstrap, Derive,
-	// Peer, InternalToken and JoinSecrets are filled in by Start.
+	// Peer, RaftTLS, PeerAuth, JoinToken, JoinSecrets and ClusterID are
+	// filled in by Start.
 	Store raftstore.Config
 	// Controllers configures the leader-only controllers.
 	Controllers controllers.Config
@@ -56,6 +69,10 @@ func (c *Config) Validate() error {
 		return errors.New("member: ID, DataDir and APIAddr are required")
 	case c.Join != "" && c.JoinToken == "":
 		return errors.New("member: joining needs the cluster's join token")
+	case c.BootstrapExpect > 1 && (len(c.Peers) == 0 || c.JoinToken == ""):
+		return errors.New("member: bootstrap-expect needs the peers' addresses and the join token")
+	case c.BootstrapExpect > 1 && c.Join != "":
+		return errors.New("member: give either join or bootstrap-expect")
 	case c.Logger == nil:
 		return errors.New("member: Logger is required")
 	}
@@ -100,10 +117,6 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}
 	_, statErr := os.Stat(filepath.Join(cfg.DataDir, "raft.db"))
 	fresh := errors.Is(statErr, os.ErrNotExist)
-	sec, err := m.secrets(ctx, fresh)
-	if err != nil {
-		return nil, err
-	}
 	if m.ln, err = net.Listen("tcp", cfg.APIAddr); err != nil {
 		return nil, fmt.Errorf("member: API listener: %w", err)
 	}
@@ -112,21 +125,40 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 		adv = m.ln.Addr().String()
 	}
 	m.url = "https://" + adv
+	join := cfg.Join
+	if fresh && join == "" && cfg.BootstrapExpect > 1 {
+		if join, err = m.discover(ctx); err != nil {
+			return nil, err
+		}
+	}
+	sec, err := m.secrets(ctx, fresh, join)
+	if err != nil {
+		return nil, err
+	}
+	if !fresh {
+		if err := m.checkCluster(ctx, sec.clusterID()); err != nil {
+			return nil, err
+		}
+	}
 	pool, err := sec.caPool()
 	if err != nil {
 		return nil, err
 	}
-	peerTransport := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true,
+	cert, err := sec.memberCert(cfg.ID, certIPs(adv, m.cfg.Hostnames), certNames(m.cfg.Hostnames))
+	if err != nil {
+		return nil, err
+	}
+	peerTransport := &http.Transport{TLSClientConfig: peerClientTLS(pool, cert), ForceAttemptHTTP2: true,
 		MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}
-	if err := m.openStore(sec, peerTransport, fresh && cfg.Join == ""); err != nil {
+	if err := m.openStore(sec, pool, cert, peerTransport, fresh && join == ""); err != nil {
 		return nil, err
 	}
-	if err := m.startAPI(sec, adv, peerTransport); err != nil {
+	if err := m.startAPI(sec, apiTLS(pool, cert), peerTransport); err != nil {
 		return nil, err
 	}
-	if fresh && cfg.Join != "" {
+	if fresh && join != "" {
 		jctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		err := m.store.Join(jctx, cfg.Join)
+		err := m.store.Join(jctx, join)
 		cancel()
 		if err != nil {
 			return nil, err
@@ -160,19 +192,19 @@ func (m *Member) servedResources(ctx context.Context) []controllers.Resource {
 }
 
 // secrets loads the member's secrets, creating them on a first bootstrap or
-// fetching them from the cluster on a first join.
-func (m *Member) secrets(ctx context.Context, fresh bool) (secrets, error) {
+// fetching them from the member at join on a first join.
+func (m *Member) secrets(ctx context.Context, fresh bool, join string) (secrets, error) {
 	sec, ok, err := loadSecrets(m.cfg.DataDir)
 	if err != nil || ok {
 		return sec, err
 	}
-	if m.cfg.Join == "" {
-		if !fresh {
-			return sec, errors.New("member: data dir has Raft state but no tls/ secrets")
-		}
-		sec, err = newSecrets()
-	} else {
-		sec, err = fetchSecrets(ctx, m.cfg.Join, m.cfg.JoinToken)
+	switch {
+	case !fresh:
+		return sec, errors.New("member: data dir has Raft state but no tls/ secrets")
+	case join == "":
+		sec, err = newSecrets(m.cfg.AdminToken, m.cfg.JoinToken)
+	default:
+		sec, err = fetchSecrets(ctx, join, m.cfg.JoinToken)
 	}
 	if err != nil {
 		return sec, err
@@ -180,20 +212,20 @@ func (m *Member) secrets(ctx context.Context, fresh bool) (secrets, error) {
 	return sec, sec.save(m.cfg.DataDir)
 }
 
-func (m *Member) openStore(sec secrets, rt http.RoundTripper, bootstrap bool) error {
+func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificate, rt http.RoundTripper, bootstrap bool) error {
 	sc := m.cfg.Store
 	sc.ID, sc.DataDir, sc.APIURL, sc.Bootstrap = m.cfg.ID, m.cfg.DataDir, m.url, bootstrap
 	sc.Derive = api.Derive
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
-	sc.InternalToken = sec.Token
-	sc.JoinSecrets = sec.marshal
+	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth(pool)
+	sc.JoinToken, sc.JoinSecrets, sc.ClusterID = sec.JoinToken, sec.marshal, sec.clusterID()
 	sc.Logger = m.cfg.Logger // the store adds member=<id> itself
 	var err error
 	m.store, err = raftstore.Open(sc)
 	return err
 }
 
-func (m *Member) startAPI(sec secrets, adv string, rt http.RoundTripper) error {
+func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) error {
 	ac := api.DefaultConfig()
 	ac.Token, ac.Internal, ac.PeerTransport, ac.Logger = sec.Token, m.store.InternalHandler(), rt, m.log
 	ac.Admin = m.adminHandler()
@@ -202,17 +234,12 @@ func (m *Member) startAPI(sec secrets, adv string, rt http.RoundTripper) error {
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err
 	}
-	cert, err := sec.servingCert(certIPs(adv, m.cfg.Hostnames), certNames(m.cfg.Hostnames))
-	if err != nil {
-		return err
-	}
 	m.kubeconfig = filepath.Join(m.cfg.DataDir, "kubeconfig")
 	if err := writeKubeconfig(m.kubeconfig, m.url, sec); err != nil {
 		return fmt.Errorf("member: write kubeconfig: %w", err)
 	}
-	m.srv = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second,
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}},
-		ErrorLog:  slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
+	m.srv = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tc,
+		ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
 	ln := tls.NewListener(m.ln, m.srv.TLSConfig)
 	m.wg.Add(1)
 	go func() {

@@ -4,6 +4,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -19,12 +20,30 @@ import (
 	"time"
 )
 
-// secrets is what every member of a cluster shares: the cluster CA and the
-// admin token. A joining member receives them from the cluster.
+// secrets is what every member of a cluster shares: the cluster CA (each
+// member issues its own certificate with it), the admin token and the join
+// token. A joining member receives them from the cluster with the join
+// token.
 type secrets struct {
-	CACert []byte `json:"caCert"` // PEM
-	CAKey  []byte `json:"caKey"`  // PEM
-	Token  string `json:"token"`
+	CACert    []byte `json:"caCert"` // PEM
+	CAKey     []byte `json:"caKey"`  // PEM
+	Token     string `json:"token"`
+	JoinToken string `json:"joinToken"`
+}
+
+// memberOrg is the organization of member certificates: what tells a
+// member apart from any other holder of a certificate of the cluster CA.
+const memberOrg = "litek8s:members"
+
+// clusterID names the cluster: a digest of its CA certificate, which every
+// member of it has and no other cluster shares.
+func (s secrets) clusterID() string {
+	block, _ := pem.Decode(s.CACert)
+	if block == nil {
+		return ""
+	}
+	sum := sha256.Sum256(block.Bytes)
+	return hex.EncodeToString(sum[:8])
 }
 
 func tlsDir(dataDir string) string { return filepath.Join(dataDir, "tls") }
@@ -46,6 +65,15 @@ func loadSecrets(dataDir string) (s secrets, ok bool, err error) {
 		return s, false, err
 	}
 	s.Token = string(tok)
+	join, err := os.ReadFile(filepath.Join(dir, "join-token"))
+	switch {
+	case errors.Is(err, os.ErrNotExist): // a data dir from before join tokens: the admin token joins
+		s.JoinToken = s.Token
+	case err != nil:
+		return s, false, err
+	default:
+		s.JoinToken = string(join)
+	}
 	return s, true, nil
 }
 
@@ -54,7 +82,8 @@ func (s secrets) save(dataDir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{"ca.crt": s.CACert, "ca.key": s.CAKey, "admin-token": []byte(s.Token)} {
+	for name, b := range map[string][]byte{"ca.crt": s.CACert, "ca.key": s.CAKey, "admin-token": []byte(s.Token),
+		"join-token": []byte(s.JoinToken)} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			return err
 		}
@@ -64,8 +93,9 @@ func (s secrets) save(dataDir string) error {
 
 func (s secrets) marshal() ([]byte, error) { return json.Marshal(s) }
 
-// newSecrets creates a cluster CA and an admin token.
-func newSecrets() (secrets, error) {
+// newSecrets creates a cluster CA, and the admin and join tokens unless
+// given.
+func newSecrets(adminToken, joinToken string) (secrets, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return secrets{}, err
@@ -83,18 +113,30 @@ func newSecrets() (secrets, error) {
 	if err != nil {
 		return secrets{}, err
 	}
-	tok := make([]byte, 24)
-	rand.Read(tok)
+	if adminToken == "" {
+		adminToken = randomToken()
+	}
+	if joinToken == "" {
+		joinToken = randomToken()
+	}
 	return secrets{
-		CACert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		CAKey:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}),
-		Token:  hex.EncodeToString(tok),
+		CACert:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		CAKey:     pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}),
+		Token:     adminToken,
+		JoinToken: joinToken,
 	}, nil
 }
 
-// servingCert issues a serving certificate signed by the cluster CA for
-// the given IPs and DNS names.
-func (s secrets) servingCert(ips []net.IP, names []string) (tls.Certificate, error) {
+func randomToken() string {
+	tok := make([]byte, 24)
+	rand.Read(tok)
+	return hex.EncodeToString(tok)
+}
+
+// memberCert issues this member's certificate, signed by the cluster CA:
+// it serves the API and Raft (for the given IPs and DNS names) and
+// authenticates the member to the others (organization memberOrg).
+func (s secrets) memberCert(id string, ips []net.IP, names []string) (tls.Certificate, error) {
 	ca, err := tls.X509KeyPair(s.CACert, s.CAKey)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("member: cluster CA: %w", err)
@@ -108,7 +150,7 @@ func (s secrets) servingCert(ips []net.IP, names []string) (tls.Certificate, err
 		return tls.Certificate{}, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: "litek8s-member"},
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: id, Organization: []string{memberOrg}},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(1, 0, 0),
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
@@ -118,7 +160,11 @@ func (s secrets) servingCert(ips []net.IP, names []string) (tls.Certificate, err
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }
 
 func (s secrets) caPool() (*x509.CertPool, error) {

@@ -53,8 +53,11 @@ func newTestCluster(t *testing.T, n int, tweak func(*Config)) *testCluster {
 		t:     t,
 		token: "test-internal-token",
 		client: &http.Client{
-			Timeout:   5 * time.Second,
-			Transport: &http.Transport{DialContext: (&net.Dialer{Timeout: time.Second}).DialContext},
+			Timeout: 5 * time.Second,
+			// members authenticate each other with certificates; these
+			// plain-HTTP test members use a header instead (testPeerAuth)
+			Transport: testPeerHeader{"test-internal-token",
+				&http.Transport{DialContext: (&net.Dialer{Timeout: time.Second}).DialContext}},
 		},
 		tweak: tweak,
 	}
@@ -104,7 +107,8 @@ func (c *testCluster) config(m *testMember) Config {
 	cfg.SnapshotThreshold = 1 << 20 // only explicit snapshots
 	cfg.ApplyTimeout = 5 * time.Second
 	cfg.Peer = c.client
-	cfg.InternalToken = c.token
+	cfg.PeerAuth = testPeerAuth(c.token)
+	cfg.JoinToken = c.token
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if c.tweak != nil {
 		c.tweak(&cfg)
@@ -530,4 +534,26 @@ func TestClusterSnapshotCatchUp(t *testing.T) {
 	}
 	c.propose(cmWrite(kv.OpCreate, "ns", "last", 0))
 	c.checkConsistent()
+}
+
+// testPeerHeader marks the test members' internal calls with token.
+type testPeerHeader struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (h testPeerHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Test-Member", h.token)
+	return h.next.RoundTrip(r)
+}
+
+// testPeerAuth accepts the calls testPeerHeader marked.
+func testPeerAuth(token string) func(*http.Request) error {
+	return func(r *http.Request) error {
+		if r.Header.Get("X-Test-Member") != token {
+			return errors.New("no member header")
+		}
+		return nil
+	}
 }

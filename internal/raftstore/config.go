@@ -1,6 +1,7 @@
 package raftstore
 
 import (
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -46,13 +47,28 @@ type Config struct {
 	// Derive computes field-selector values and Table cells at apply time.
 	Derive DeriveFunc
 	// Peer is the client used for internal calls to other members (read
-	// index, join); it must trust their serving certificates.
+	// index, join); it must trust their serving certificates and present
+	// this member's own certificate.
 	Peer *http.Client
-	// InternalToken authenticates internal calls between members.
-	InternalToken string
+	// RaftTLS, when set, carries Raft's traffic over TLS: the listener
+	// serves with it and the transport dials with it, so it must hold this
+	// member's certificate and verify the other side's in both roles
+	// (ClientAuth, VerifyConnection). nil carries Raft in plain TCP, which
+	// only this package's tests do.
+	RaftTLS *tls.Config
+	// PeerAuth authenticates an internal call from another member (read
+	// index, join): nil error for a member. nil refuses every such call.
+	PeerAuth func(*http.Request) error
+	// JoinToken authenticates the one call a member makes before it is
+	// one: fetching JoinSecrets.
+	JoinToken string
 	// JoinSecrets returns what a joining member receives with its
 	// membership (opaque to the store: the cluster's TLS material, tokens).
 	JoinSecrets func() ([]byte, error)
+	// ClusterID identifies the cluster this member's data belongs to; the
+	// unauthenticated hello endpoint reports it, so that a member can tell
+	// a fresh peer from one of another cluster.
+	ClusterID string
 
 	// RaftLogLevel is hashicorp/raft's own log level (trace, debug, info,
 	// warn, error, off); its lines go to Logger.

@@ -20,31 +20,50 @@ const (
 	pathReadIndex = "/internal/v1/readindex"
 	pathJoin      = "/internal/v1/join"
 	pathSecrets   = "/internal/v1/secrets"
+	pathHello     = "/internal/v1/hello"
 
 	readIndexTimeout = 5 * time.Second
 )
 
 // InternalHandler serves the endpoints other members call: the read index
-// (leader), join (any member; forwarded to the leader) and the join secrets.
-// Every call needs the cluster's internal token.
+// (leader) and join (any member; forwarded to the leader), for members
+// only (PeerAuth); the join secrets, for whoever has the join token; and
+// hello, for anyone.
 func (s *Store) InternalHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+pathReadIndex, s.serveReadIndex)
-	mux.HandleFunc("POST "+pathJoin, s.serveJoin)
+	mux.Handle("GET "+pathReadIndex, s.membersOnly(s.serveReadIndex))
+	mux.Handle("POST "+pathJoin, s.membersOnly(s.serveJoin))
 	mux.HandleFunc("GET "+pathSecrets, s.serveSecrets)
-	return s.authenticate(mux)
+	mux.HandleFunc("GET "+pathHello, s.serveHello)
+	return mux
 }
 
-func (s *Store) authenticate(next http.Handler) http.Handler {
+// membersOnly lets through the calls PeerAuth accepts.
+func (s *Store) membersOnly(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || s.cfg.InternalToken == "" ||
-			subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.InternalToken)) != 1 {
-			http.Error(w, "unauthorized", http.StatusUnauthorized)
+		if s.cfg.PeerAuth == nil {
+			http.Error(w, "not a member of this cluster: no peer authentication configured", http.StatusForbidden)
 			return
 		}
-		next.ServeHTTP(w, r)
+		if err := s.cfg.PeerAuth(r); err != nil {
+			http.Error(w, "not a member of this cluster: "+err.Error(), http.StatusForbidden)
+			return
+		}
+		next(w, r)
 	})
+}
+
+// Hello is what any member tells anyone about itself (GET
+// /internal/v1/hello): enough to decide who bootstraps a new cluster and
+// whether a peer belongs to another cluster.
+type Hello struct {
+	ID string `json:"id"`
+	// ClusterID is empty while the member belongs to no cluster yet.
+	ClusterID string `json:"clusterID"`
+}
+
+func (s *Store) serveHello(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, Hello{ID: s.cfg.ID, ClusterID: s.cfg.ClusterID})
 }
 
 func (s *Store) serveReadIndex(w http.ResponseWriter, r *http.Request) {
@@ -76,6 +95,11 @@ func (s *Store) serveJoin(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Store) serveSecrets(w http.ResponseWriter, r *http.Request) {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || s.cfg.JoinToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.JoinToken)) != 1 {
+		http.Error(w, "the join token is not this cluster's", http.StatusUnauthorized)
+		return
+	}
 	if s.cfg.JoinSecrets == nil {
 		http.Error(w, "this member hands out no secrets", http.StatusNotFound)
 		return
@@ -117,10 +141,12 @@ func (s *Store) callLeader(ctx context.Context, method, path string, in, out any
 	if self {
 		return kv.ErrNotLeader // leadership moved here while we asked; caller retries
 	}
-	return callMember(ctx, s.cfg.Peer, leader, s.cfg.InternalToken, method, path, in, out)
+	return callMember(ctx, s.cfg.Peer, leader, "", method, path, in, out)
 }
 
-// callMember sends one internal request to the member at baseURL.
+// callMember sends one internal request to the member at baseURL, with
+// token as a bearer token unless it is empty (members authenticate with
+// their certificates).
 func callMember(ctx context.Context, c *http.Client, baseURL, token, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {
@@ -134,7 +160,9 @@ func callMember(ctx context.Context, c *http.Client, baseURL, token, method, pat
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	if c == nil {
 		c = http.DefaultClient
 	}
@@ -168,6 +196,13 @@ func (e *refusedError) Unwrap() error { return ErrRefused }
 // retrying will not help.
 var ErrRefused = errors.New("refused by the member")
 
+// FetchHello asks the member at baseURL who it is (no authentication).
+func FetchHello(ctx context.Context, c *http.Client, baseURL string) (Hello, error) {
+	var h Hello
+	err := callMember(ctx, c, baseURL, "", http.MethodGet, pathHello, nil, &h)
+	return h, err
+}
+
 // FetchSecrets asks the member at seedURL for the join secrets.
 func FetchSecrets(ctx context.Context, c *http.Client, seedURL, token string) ([]byte, error) {
 	var raw json.RawMessage
@@ -182,7 +217,7 @@ func FetchSecrets(ctx context.Context, c *http.Client, seedURL, token string) ([
 // ends. A refusal (bad token) ends it at once.
 func (s *Store) Join(ctx context.Context, seedURL string) error {
 	for {
-		err := callMember(ctx, s.cfg.Peer, seedURL, s.cfg.InternalToken, http.MethodPost, pathJoin, s.self(), nil)
+		err := callMember(ctx, s.cfg.Peer, seedURL, "", http.MethodPost, pathJoin, s.self(), nil)
 		var refused *refusedError
 		if err == nil || errors.As(err, &refused) {
 			return err

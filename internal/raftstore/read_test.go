@@ -225,34 +225,54 @@ func TestReadIndexerClose(t *testing.T) {
 }
 
 func TestInternalHandlerAuth(t *testing.T) {
+	s := &Store{cfg: Config{ID: "m0", ClusterID: "c1", JoinToken: "secret", PeerAuth: testPeerAuth("peer")}}
 	tests := []struct {
-		name, serverToken, header string
-		want                      int
+		name, method, path string
+		header             [2]string
+		want               int
 	}{
-		{"no header", "secret", "", http.StatusUnauthorized},
-		{"wrong token", "secret", "Bearer nope", http.StatusUnauthorized},
-		{"not bearer", "secret", "Basic secret", http.StatusUnauthorized},
-		{"server without token refuses all", "", "Bearer ", http.StatusUnauthorized},
-		{"right token", "secret", "Bearer secret", http.StatusNotFound}, // no JoinSecrets configured
+		{"secrets without token", "GET", pathSecrets, [2]string{}, http.StatusUnauthorized},
+		{"secrets with a wrong token", "GET", pathSecrets, [2]string{"Authorization", "Bearer nope"}, http.StatusUnauthorized},
+		{"secrets, not bearer", "GET", pathSecrets, [2]string{"Authorization", "Basic secret"}, http.StatusUnauthorized},
+		{"secrets with the join token", "GET", pathSecrets, [2]string{"Authorization", "Bearer secret"}, http.StatusNotFound}, // no JoinSecrets configured
+		{"read index, not a member", "GET", pathReadIndex, [2]string{"Authorization", "Bearer secret"}, http.StatusForbidden},
+		{"join, not a member", "POST", pathJoin, [2]string{}, http.StatusForbidden},
+		{"join, a member", "POST", pathJoin, [2]string{"X-Test-Member", "peer"}, http.StatusBadRequest}, // empty body
+		{"hello, anyone", "GET", pathHello, [2]string{}, http.StatusOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Store{cfg: Config{InternalToken: tt.serverToken}}
-			req := httptest.NewRequest(http.MethodGet, pathSecrets, nil)
-			if tt.header != "" {
-				req.Header.Set("Authorization", tt.header)
+			req := httptest.NewRequest(tt.method, tt.path, nil)
+			if tt.header[0] != "" {
+				req.Header.Set(tt.header[0], tt.header[1])
 			}
 			rec := httptest.NewRecorder()
 			s.InternalHandler().ServeHTTP(rec, req)
 			if rec.Code != tt.want {
-				t.Errorf("status %d, want %d", rec.Code, tt.want)
+				t.Errorf("status %d, want %d: %s", rec.Code, tt.want, rec.Body)
 			}
 		})
+	}
+	noAuth := &Store{cfg: Config{JoinToken: "secret"}}
+	rec := httptest.NewRecorder()
+	noAuth.InternalHandler().ServeHTTP(rec, httptest.NewRequest("GET", pathReadIndex, nil))
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("read index without PeerAuth configured: %d, want 403", rec.Code)
+	}
+}
+
+func TestFetchHello(t *testing.T) {
+	s := &Store{cfg: Config{ID: "m0", ClusterID: "c1"}}
+	srv := httptest.NewServer(s.InternalHandler())
+	defer srv.Close()
+	h, err := FetchHello(t.Context(), srv.Client(), srv.URL)
+	if err != nil || h != (Hello{ID: "m0", ClusterID: "c1"}) {
+		t.Errorf("hello = %+v, %v", h, err)
 	}
 }
 
 func TestFetchSecrets(t *testing.T) {
-	s := &Store{cfg: Config{InternalToken: "tok", JoinSecrets: func() ([]byte, error) {
+	s := &Store{cfg: Config{JoinToken: "tok", JoinSecrets: func() ([]byte, error) {
 		return []byte(`{"ca":"pem"}`), nil
 	}}}
 	srv := httptest.NewServer(s.InternalHandler())

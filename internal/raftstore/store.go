@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,13 +93,7 @@ func (s *Store) openRaft() error {
 	if err != nil {
 		return fmt.Errorf("raftstore: snapshot store: %w", err)
 	}
-	var adv net.Addr
-	if s.cfg.RaftAdvertise != "" {
-		if adv, err = net.ResolveTCPAddr("tcp", s.cfg.RaftAdvertise); err != nil {
-			return fmt.Errorf("raftstore: advertise address: %w", err)
-		}
-	}
-	s.trans, err = raft.NewTCPTransportWithLogger(s.cfg.RaftAddr, adv, 3, 10*time.Second, hl)
+	s.trans, err = s.newTransport(hl)
 	if err != nil {
 		return fmt.Errorf("raftstore: raft transport: %w", err)
 	}

@@ -98,7 +98,7 @@ start_cluster() {
   start_member 1
   local url token
   url=$(member_url 1)
-  token=$(cat "$work/n1/data/tls/admin-token")
+  token=$(cat "$work/n1/data/tls/join-token")
   start_member 2 "$url" "$token"
   start_member 3 "$url" "$token"
 }

@@ -38,6 +38,9 @@ type Cluster struct {
 	ca      *x509.CertPool
 }
 
+// JoinToken is the join token of the clusters StartCluster starts.
+const JoinToken = "membertest-join-token"
+
 // StartCluster starts n members (the first bootstraps, the others join it),
 // waits until all of them are in the Raft configuration and the API
 // answers, and stops everything on t.Cleanup.
@@ -66,8 +69,9 @@ func StartCluster(t testing.TB, n int, opts ...Option) *Cluster {
 		for _, o := range opts {
 			o(&cfg)
 		}
+		cfg.JoinToken = JoinToken // member 0 makes it the cluster's
 		if i > 0 {
-			cfg.Join, cfg.JoinToken = c.members[0].URL(), c.token
+			cfg.Join = c.members[0].URL()
 		}
 		c.cfgs = append(c.cfgs, cfg)
 		c.members = append(c.members, nil)

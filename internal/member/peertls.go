@@ -1,0 +1,72 @@
+package member
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+)
+
+// Traffic between members is mutual TLS with certificates of the cluster
+// CA whose organization is memberOrg: Raft's connections (raftTLS), the
+// internal endpoints under the API listener (peerAuth on top of apiTLS)
+// and the requests a member sends another (peerClientTLS: write
+// forwarding, read index, join).
+
+// verifyMember checks that cert was issued by the cluster CA to a member.
+func verifyMember(pool *x509.CertPool, cert *x509.Certificate) error {
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: pool,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+		return fmt.Errorf("certificate of %q: %w", cert.Subject.CommonName, err)
+	}
+	if !slices.Contains(cert.Subject.Organization, memberOrg) {
+		return fmt.Errorf("certificate of %q is not a member's (organization %v)", cert.Subject.CommonName,
+			cert.Subject.Organization)
+	}
+	return nil
+}
+
+// raftTLS is the config of Raft's connections, for both ends: each side
+// presents its member certificate and requires one from the other. Raft
+// dials addresses, not names, and every member's certificate is checked
+// against the cluster CA instead of a host name.
+func raftTLS(pool *x509.CertPool, cert tls.Certificate) *tls.Config {
+	return &tls.Config{
+		Certificates: []tls.Certificate{cert},
+		MinVersion:   tls.VersionTLS13,
+		ClientAuth:   tls.RequireAnyClientCert,
+		// the chain and the organization are checked in VerifyConnection,
+		// for the server's certificate as for the client's
+		InsecureSkipVerify: true,
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			if len(cs.PeerCertificates) == 0 {
+				return errors.New("member: no certificate")
+			}
+			return verifyMember(pool, cs.PeerCertificates[0])
+		},
+	}
+}
+
+// apiTLS is the API listener's config: clients may present a certificate
+// of the cluster CA (members do); kubectl with a token presents none.
+func apiTLS(pool *x509.CertPool, cert tls.Certificate) *tls.Config {
+	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"},
+		ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: pool}
+}
+
+// peerClientTLS is the config of the requests this member sends others.
+func peerClientTLS(pool *x509.CertPool, cert tls.Certificate) *tls.Config {
+	return &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}}
+}
+
+// peerAuth accepts requests whose client certificate is a member's.
+func peerAuth(pool *x509.CertPool) func(*http.Request) error {
+	return func(r *http.Request) error {
+		if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+			return errors.New("no client certificate")
+		}
+		return verifyMember(pool, r.TLS.PeerCertificates[0])
+	}
+}

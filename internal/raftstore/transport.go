@@ -1,0 +1,60 @@
+package raftstore
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+)
+
+// newTransport returns Raft's network transport: over TLS when the config
+// has RaftTLS (what members use), over plain TCP otherwise.
+func (s *Store) newTransport(hl hclog.Logger) (*raft.NetworkTransport, error) {
+	var adv net.Addr
+	if s.cfg.RaftAdvertise != "" {
+		var err error
+		if adv, err = net.ResolveTCPAddr("tcp", s.cfg.RaftAdvertise); err != nil {
+			return nil, fmt.Errorf("advertise address: %w", err)
+		}
+	}
+	if s.cfg.RaftTLS == nil {
+		return raft.NewTCPTransportWithLogger(s.cfg.RaftAddr, adv, 3, 10*time.Second, hl)
+	}
+	ln, err := net.Listen("tcp", s.cfg.RaftAddr)
+	if err != nil {
+		return nil, err
+	}
+	if adv == nil {
+		adv = ln.Addr()
+	}
+	if ip := adv.(*net.TCPAddr).IP; ip == nil || ip.IsUnspecified() {
+		ln.Close()
+		return nil, errors.New("listening on an unspecified address needs an advertise address")
+	}
+	stream := &tlsStream{Listener: tls.NewListener(ln, s.cfg.RaftTLS), adv: adv, cfg: s.cfg.RaftTLS}
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3,
+		Timeout: 10 * time.Second, Logger: hl}), nil
+}
+
+// tlsStream is Raft's stream layer over TLS: it accepts and dials TLS
+// connections with one config, which authenticates the other member in
+// both directions.
+type tlsStream struct {
+	net.Listener
+	adv net.Addr
+	cfg *tls.Config
+}
+
+// Addr is the address peers dial.
+func (t *tlsStream) Addr() net.Addr { return t.adv }
+
+// Dial opens a TLS connection to the member at address and completes the
+// handshake within timeout.
+func (t *tlsStream) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
+	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: t.cfg}
+	return d.Dial("tcp", string(address))
+}
