@@ -43,6 +43,11 @@ type Config struct {
 	SnapshotInterval                                                     time.Duration
 	// ApplyTimeout bounds how long a proposal waits to be enqueued.
 	ApplyTimeout time.Duration
+	// LagReportInterval is how often a follower reports its applied index
+	// to the leader; ResyncLagEntries is the lag (in entries) past which the
+	// leader tells a follower to resync (0: never on its own). See lag.go.
+	LagReportInterval time.Duration
+	ResyncLagEntries  uint64
 
 	// Derive computes field-selector values and Table cells at apply time.
 	Derive DeriveFunc
@@ -93,6 +98,8 @@ func DefaultConfig() Config {
 		TrailingLogs:       10240,
 		SnapshotInterval:   30 * time.Second,
 		ApplyTimeout:       10 * time.Second,
+		LagReportInterval:  500 * time.Millisecond,
+		ResyncLagEntries:   5000,
 		RaftLogLevel:       "warn",
 		Logger:             slog.Default(),
 	}
@@ -111,6 +118,8 @@ func (c *Config) Validate() error {
 		return errors.New("raftstore: FeedSize and WatchBuffer must be positive")
 	case c.HeartbeatTimeout <= 0 || c.ElectionTimeout <= 0 || c.LeaderLeaseTimeout <= 0:
 		return errors.New("raftstore: Raft timeouts must be positive")
+	case c.LagReportInterval <= 0:
+		return errors.New("raftstore: LagReportInterval must be positive")
 	case c.Logger == nil:
 		return errors.New("raftstore: Logger is required")
 	}

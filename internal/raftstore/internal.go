@@ -33,6 +33,7 @@ func (s *Store) InternalHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET "+pathReadIndex, s.membersOnly(s.serveReadIndex))
 	mux.Handle("POST "+pathJoin, s.membersOnly(s.serveJoin))
+	mux.Handle("POST "+pathLag, s.membersOnly(s.serveLag))
 	mux.HandleFunc("GET "+pathSecrets, s.serveSecrets)
 	mux.HandleFunc("GET "+pathHello, s.serveHello)
 	return mux
@@ -75,9 +76,14 @@ func (s *Store) serveReadIndex(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]uint64{"index": idx})
 }
 
+// decodeBody decodes a small JSON request body.
+func decodeBody(r *http.Request, v any) error {
+	return json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(v)
+}
+
 func (s *Store) serveJoin(w http.ResponseWriter, r *http.Request) {
 	var m Member
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&m); err != nil {
+	if err := decodeBody(r, &m); err != nil {
 		http.Error(w, "bad join request: "+err.Error(), http.StatusBadRequest)
 		return
 	}

@@ -10,11 +10,15 @@ type Status struct {
 	AppliedIndex, CommitIndex, LastLogIndex uint64
 	// LeaderID is empty while no leader is known.
 	LeaderID string
+	// Resyncing is true while the member catches up after the leader told
+	// it to (it is not ready meanwhile).
+	Resyncing bool
 }
 
 // Status returns this member's Raft state.
 func (s *Store) Status() Status {
 	_, leader := s.raft.LeaderWithID()
 	return Status{Role: s.raft.State().String(), Term: s.raft.CurrentTerm(), AppliedIndex: s.Revision(),
-		CommitIndex: s.raft.CommitIndex(), LastLogIndex: s.raft.LastIndex(), LeaderID: string(leader)}
+		CommitIndex: s.raft.CommitIndex(), LastLogIndex: s.raft.LastIndex(), LeaderID: string(leader),
+		Resyncing: s.Fenced()}
 }

@@ -47,6 +47,9 @@ type Store struct {
 	mu    sync.Mutex
 	ready chan struct{}
 	work  leaderWork
+
+	lag   lagTracker // as leader: the followers' reports (lag.go)
+	fence fence      // as follower: resync in progress (lag.go)
 }
 
 // Open opens (or creates) the member's data dir and starts Raft.
@@ -70,6 +73,8 @@ func Open(cfg Config) (*Store, error) {
 	s.cancel = cancel
 	s.wg.Add(1)
 	go func() { defer s.wg.Done(); s.runLeadership(ctx) }()
+	s.wg.Add(1)
+	go func() { defer s.wg.Done(); s.reportLag(ctx) }()
 	return s, nil
 }
 
@@ -196,10 +201,11 @@ func (s *Store) OldestRevision() uint64 {
 // Snapshot asks Raft to take a snapshot now (and compact its log).
 func (s *Store) Snapshot() error { return s.raft.Snapshot().Error() }
 
-// Ready reports whether this member knows a leader and may serve.
+// Ready reports whether this member knows a leader and may serve: not
+// while it resyncs (lag.go).
 func (s *Store) Ready() bool {
 	addr, _ := s.raft.LeaderWithID()
-	return addr != ""
+	return addr != "" && !s.Fenced()
 }
 
 // Stats returns Raft's own statistics (for status pages and tests).
