@@ -148,7 +148,13 @@ func (s *Store) raftConfig(hl hclog.Logger) *raft.Config {
 }
 
 // Close stops Raft and every goroutine of the store and ends all watches.
+// A leader first hands leadership to another voter (SIGTERM on the leader,
+// a rolling restart): the cluster has a new leader at once instead of after
+// an election timeout.
 func (s *Store) Close() error {
+	if s.raft != nil && s.IsLeader() {
+		s.transferBeforeClose()
+	}
 	s.closeOnce.Do(func() { close(s.closing) })
 	var err error
 	if s.raft != nil {
@@ -260,5 +266,37 @@ func (s *Store) await(f raft.Future) error {
 		return err
 	case <-s.closing:
 		return raft.ErrRaftShutdown
+	}
+}
+
+// transferBeforeClose hands leadership to another voter, if there is one,
+// and waits for it at most an election timeout and a half (Raft answers
+// the transfer within an election timeout).
+func (s *Store) transferBeforeClose() {
+	cf := s.raft.GetConfiguration()
+	if cf.Error() != nil {
+		return
+	}
+	voters := 0
+	for _, srv := range cf.Configuration().Servers {
+		if srv.Suffrage == raft.Voter {
+			voters++
+		}
+	}
+	if voters < 2 {
+		return
+	}
+	f := s.raft.LeadershipTransfer()
+	errc := make(chan error, 1)
+	go func() { errc <- f.Error() }()
+	select {
+	case err := <-errc:
+		if err != nil {
+			s.log.Warn("leadership transfer before shutdown", "err", err)
+		} else {
+			s.log.Info("handed leadership over before shutdown")
+		}
+	case <-time.After(s.cfg.ElectionTimeout * 3 / 2):
+		s.log.Warn("leadership transfer before shutdown: no answer")
 	}
 }
