@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/raft"
 )
 
 // runLeadership follows leadership changes from the buffered NotifyCh. On
@@ -69,8 +71,38 @@ func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}, wg *sync.
 	close(ready)
 	s.log.Info("leading", "revision", s.Revision())
 	s.beginTerm(ctx, wg)
+	s.fixOwnAddress(ctx)
 	if err := s.recordMember(ctx, s.self()); err != nil && ctx.Err() == nil {
 		s.log.Warn("record own membership", "err", err)
+	}
+}
+
+// fixOwnAddress gives this member's entry in the Raft configuration the
+// transport's real address when it differs: a member restored from a
+// backup, or restarted on another address (a new pod IP, a port picked at
+// run time), would otherwise stay recorded where peers cannot reach it.
+// AddVoter of a voter already present only changes its address. Leader only.
+func (s *Store) fixOwnAddress(ctx context.Context) {
+	cf := s.raft.GetConfiguration()
+	if err := s.await(cf); err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("read Raft configuration", "err", err)
+		}
+		return
+	}
+	addr := s.trans.LocalAddr()
+	for _, srv := range cf.Configuration().Servers {
+		if srv.ID != raft.ServerID(s.cfg.ID) || srv.Address == addr {
+			continue
+		}
+		if err := s.await(s.raft.AddVoter(srv.ID, addr, 0, s.cfg.ApplyTimeout)); err != nil {
+			if ctx.Err() != nil {
+				return // no longer leading
+			}
+			s.log.Warn("update own Raft address", "from", srv.Address, "to", addr, "err", err)
+			return
+		}
+		s.log.Info("updated own Raft address", "from", srv.Address, "to", addr)
 	}
 }
 
