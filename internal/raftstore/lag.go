@@ -12,7 +12,8 @@ import (
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
-// Lag and resync. Every follower reports its applied index to the leader
+// Lag and resync. A follower is ready (Store.Ready) only while the leader
+// says it is caught up. Every follower reports its applied index to the leader
 // every LagReportInterval (POST /internal/v1/lag, members only). The
 // leader keeps the latest report of each member and a history of its own
 // applied index over time, from which it computes each member's lag in
@@ -241,14 +242,21 @@ func (s *Store) reportLag(ctx context.Context) {
 		}
 		if ans.Resync {
 			s.resync(ctx, ans.Applied)
+			continue
 		}
+		s.fence.mu.Lock()
+		s.fence.caughtUp = time.Now()
+		s.fence.mu.Unlock()
 	}
 }
 
 // fence is a follower's resync state.
 type fence struct {
-	mu     sync.Mutex // guards target
+	mu     sync.Mutex // guards target and caughtUp
 	target uint64     // fenced until applied >= target; 0: not fenced
+	// caughtUp is when the leader last answered a report of this member
+	// without telling it to resync.
+	caughtUp time.Time
 }
 
 // Fenced reports whether this member is resyncing.
@@ -256,6 +264,16 @@ func (s *Store) Fenced() bool {
 	s.fence.mu.Lock()
 	defer s.fence.mu.Unlock()
 	return s.fence.target != 0
+}
+
+// caughtUp reports whether, as a follower, the leader said lately that
+// this member is not lagging: within the last few report intervals (a
+// member that was paused, or cut off, is not caught up until the leader
+// says so again).
+func (s *Store) caughtUp() bool {
+	s.fence.mu.Lock()
+	defer s.fence.mu.Unlock()
+	return s.fence.target == 0 && time.Since(s.fence.caughtUp) < max(4*s.cfg.LagReportInterval, 2*time.Second)
 }
 
 // resync fences this member until it applied target: it ends every watch

@@ -207,11 +207,15 @@ func (s *Store) OldestRevision() uint64 {
 // Snapshot asks Raft to take a snapshot now (and compact its log).
 func (s *Store) Snapshot() error { return s.raft.Snapshot().Error() }
 
-// Ready reports whether this member knows a leader and may serve: not
-// while it resyncs (lag.go).
+// Ready reports whether this member knows a leader and is caught up with
+// it: the leader itself, or a follower whose latest lag report the leader
+// answered lately without telling it to resync (lag.go).
 func (s *Store) Ready() bool {
 	addr, _ := s.raft.LeaderWithID()
-	return addr != "" && !s.Fenced()
+	if addr == "" {
+		return false
+	}
+	return s.IsLeader() || s.caughtUp()
 }
 
 // Stats returns Raft's own statistics (for status pages and tests).
