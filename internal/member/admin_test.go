@@ -1,0 +1,250 @@
+package member
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// adminCall is one request to a member's admin API and what it answers.
+type adminCall struct {
+	member      int
+	method      string
+	path        string
+	body        string
+	contentType string // application/json when body is set and this is empty
+	token       string // the admin token when empty; "-" sends none
+}
+
+func (c *testCluster) admin(t *testing.T, a adminCall) (int, []byte) {
+	t.Helper()
+	var body io.Reader
+	if a.body != "" {
+		body = strings.NewReader(a.body)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), a.method, c.members[a.member].URL()+a.path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case a.contentType != "":
+		req.Header.Set("Content-Type", a.contentType)
+	case a.body != "":
+		req.Header.Set("Content-Type", "application/json")
+	}
+	switch a.token {
+	case "":
+		sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+sec.Token)
+	case "-":
+	default:
+		req.Header.Set("Authorization", "Bearer "+a.token)
+	}
+	resp, err := (&http.Client{Transport: c.transps[a.member], Timeout: 30 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", a.method, a.path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+// adminMembers sends a, which must succeed with a MemberList, and returns
+// the list by ID.
+func (c *testCluster) adminMembers(t *testing.T, a adminCall) map[string]MemberInfo {
+	t.Helper()
+	code, b := c.admin(t, a)
+	if code != http.StatusOK {
+		t.Fatalf("%s %s on member %d: %d %s", a.method, a.path, a.member, code, b)
+	}
+	var l MemberList
+	if err := json.Unmarshal(b, &l); err != nil {
+		t.Fatalf("%s %s: %v: %s", a.method, a.path, err, b)
+	}
+	out := make(map[string]MemberInfo, len(l.Members))
+	for _, m := range l.Members {
+		out[m.ID] = m
+	}
+	return out
+}
+
+// Membership changes sent to a follower reach the leader, and the list a
+// follower answers right after a change shows it.
+func TestAdminMembershipThroughFollower(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	l, f := c.leader(), c.follower()
+	leaderID := c.cfgs[l].ID
+
+	ms := c.adminMembers(t, adminCall{member: f, method: "GET", path: "/admin/v1/members"})
+	if len(ms) != 3 || !ms[leaderID].Leader {
+		t.Fatalf("members from follower %d: %+v (leader %s)", f, ms, leaderID)
+	}
+	for id, m := range ms {
+		if m.Suffrage != "Voter" || m.APIURL == "" || m.RaftAddr == "" || (m.Leader != (id == leaderID)) {
+			t.Errorf("member %s: %+v", id, m)
+		}
+	}
+
+	// A member that is not running yet (nothing listens at its address): a
+	// nonvoter costs the cluster nothing; as a voter it still leaves a
+	// quorum of the three running members.
+	add := `{"id":"ghost","raftAddr":"127.0.0.1:1","apiURL":"https://127.0.0.1:1","suffrage":"Nonvoter"}`
+	ms = c.adminMembers(t, adminCall{member: f, method: "POST", path: "/admin/v1/members", body: add})
+	if g := ms["ghost"]; len(ms) != 4 || g.Suffrage != "Nonvoter" || g.APIURL != "https://127.0.0.1:1" {
+		t.Fatalf("after adding ghost: %+v", ms)
+	}
+	for _, step := range []struct{ verb, want string }{{"promote", "Voter"}, {"demote", "Nonvoter"}, {"promote", "Voter"}} {
+		ms = c.adminMembers(t, adminCall{member: f, method: "POST", path: "/admin/v1/members/ghost/" + step.verb})
+		if g := ms["ghost"]; g.Suffrage != step.want {
+			t.Fatalf("after %s: ghost is %+v", step.verb, g)
+		}
+	}
+	ms = c.adminMembers(t, adminCall{member: f, method: "GET", path: "/admin/v1/members"})
+	if ms["ghost"].Suffrage != "Voter" {
+		t.Fatalf("list after promote: %+v", ms)
+	}
+	ms = c.adminMembers(t, adminCall{member: f, method: "DELETE", path: "/admin/v1/members/ghost"})
+	if _, ok := ms["ghost"]; ok || len(ms) != 3 {
+		t.Fatalf("after removing ghost: %+v", ms)
+	}
+	for i, m := range c.members {
+		eventually(t, 5*time.Second, func() error {
+			got, err := m.Store().Membership()
+			if err != nil {
+				return err
+			}
+			if len(got) != 3 {
+				return fmt.Errorf("member %d still has %d members: %+v", i, len(got), got)
+			}
+			return nil
+		})
+	}
+	if _, _, err := c.members[l].Store().Get(t.Context(), kv.Key{Resource: "_members", Name: "ghost"}, false); !errors.Is(err, kv.ErrNotFound) {
+		t.Errorf("the removed member's addresses are still recorded: %v", err)
+	}
+}
+
+// Bad admin requests get a precise JSON error and change nothing.
+func TestAdminErrors(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	l, f := c.leader(), c.follower()
+	leaderID := c.cfgs[l].ID
+	// a nonvoter, for the transfer refusal
+	c.adminMembers(t, adminCall{member: l, method: "POST", path: "/admin/v1/members",
+		body: `{"id":"ghost","raftAddr":"127.0.0.1:1","apiURL":"https://127.0.0.1:1","suffrage":"Nonvoter"}`})
+	for _, tc := range []struct {
+		name string
+		call adminCall
+		code int
+		msg  string
+	}{
+		{"remove the leader", adminCall{member: f, method: "DELETE", path: "/admin/v1/members/" + leaderID},
+			http.StatusConflict, "transfer leadership first"},
+		{"demote the leader", adminCall{member: l, method: "POST", path: "/admin/v1/members/" + leaderID + "/demote"},
+			http.StatusConflict, "transfer leadership first"},
+		{"remove unknown", adminCall{member: f, method: "DELETE", path: "/admin/v1/members/nobody"},
+			http.StatusNotFound, `"nobody"`},
+		{"promote unknown", adminCall{member: l, method: "POST", path: "/admin/v1/members/nobody/promote"},
+			http.StatusNotFound, `"nobody"`},
+		{"add a voter as nonvoter", adminCall{member: f, method: "POST", path: "/admin/v1/members",
+			body: fmt.Sprintf(`{"id":%q,"raftAddr":"127.0.0.1:1","apiURL":"https://x","suffrage":"Nonvoter"}`, c.cfgs[f].ID)},
+			http.StatusConflict, "demote it instead"},
+		{"transfer to a nonvoter", adminCall{member: f, method: "POST", path: "/admin/v1/leader/transfer", body: `{"id":"ghost"}`},
+			http.StatusConflict, "has no vote"},
+		{"transfer to unknown", adminCall{member: l, method: "POST", path: "/admin/v1/leader/transfer", body: `{"id":"nobody"}`},
+			http.StatusNotFound, `"nobody"`},
+		{"add without address", adminCall{member: f, method: "POST", path: "/admin/v1/members", body: `{"id":"x"}`},
+			http.StatusBadRequest, "raftAddr and apiURL are required"},
+		{"add with a bad suffrage", adminCall{member: l, method: "POST", path: "/admin/v1/members",
+			body: `{"id":"x","raftAddr":"127.0.0.1:1","apiURL":"https://x","suffrage":"Staging"}`},
+			http.StatusBadRequest, `suffrage "Staging"`},
+		{"unknown field", adminCall{member: f, method: "POST", path: "/admin/v1/members", body: `{"name":"x"}`},
+			http.StatusBadRequest, `unknown field "name"`},
+		{"not JSON", adminCall{member: f, method: "POST", path: "/admin/v1/members", body: `id=x`},
+			http.StatusBadRequest, "bad request body"},
+		{"form content type", adminCall{member: l, method: "POST", path: "/admin/v1/members", body: `id=x`,
+			contentType: "application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType, "application/json"},
+		{"wrong method", adminCall{member: f, method: "PUT", path: "/admin/v1/members"},
+			http.StatusMethodNotAllowed, "GET, POST"},
+		{"unknown path", adminCall{member: f, method: "GET", path: "/admin/v1/nothing"}, http.StatusNotFound, "/admin/v1/nothing"},
+		{"no token", adminCall{member: f, method: "GET", path: "/admin/v1/members", token: "-"}, http.StatusUnauthorized, ""},
+		{"wrong token", adminCall{member: f, method: "DELETE", path: "/admin/v1/members/ghost", token: "nope"},
+			http.StatusUnauthorized, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, b := c.admin(t, tc.call)
+			if code != tc.code {
+				t.Fatalf("code %d, want %d: %s", code, tc.code, b)
+			}
+			if tc.code == http.StatusUnauthorized {
+				return // the API's own Status body
+			}
+			var e AdminError
+			if err := json.Unmarshal(b, &e); err != nil || !strings.Contains(e.Error, tc.msg) {
+				t.Fatalf("body %s (%v), want an error with %q", b, err, tc.msg)
+			}
+		})
+	}
+	ms := c.adminMembers(t, adminCall{member: l, method: "GET", path: "/admin/v1/members"})
+	if len(ms) != 4 || !ms[leaderID].Leader || ms["ghost"].Suffrage != "Nonvoter" {
+		t.Fatalf("members after refused requests: %+v", ms)
+	}
+}
+
+// A transfer sent to a follower moves leadership to the member named.
+func TestAdminLeaderTransfer(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	l := c.leader()
+	to := (l + 1) % 3
+	via := (l + 2) % 3
+	code, b := c.admin(t, adminCall{member: via, method: "POST", path: "/admin/v1/leader/transfer",
+		body: fmt.Sprintf(`{"id":%q}`, c.cfgs[to].ID)})
+	if code != http.StatusOK {
+		t.Fatalf("transfer: %d %s", code, b)
+	}
+	var li LeaderInfo
+	if err := json.Unmarshal(b, &li); err != nil || li.ID != c.cfgs[to].ID || li.APIURL != c.members[to].URL() {
+		t.Fatalf("transfer answered %s (%v), want %s at %s", b, err, c.cfgs[to].ID, c.members[to].URL())
+	}
+	eventually(t, 5*time.Second, func() error {
+		if !c.members[to].Store().IsLeader() {
+			return fmt.Errorf("member %d does not lead", to)
+		}
+		return nil
+	})
+	// Naming the leader is a no-op; naming nobody moves it elsewhere.
+	code, b = c.admin(t, adminCall{member: l, method: "POST", path: "/admin/v1/leader/transfer",
+		body: fmt.Sprintf(`{"id":%q}`, c.cfgs[to].ID)})
+	if code != http.StatusOK || !strings.Contains(string(b), c.cfgs[to].ID) {
+		t.Fatalf("transfer to the leader: %d %s", code, b)
+	}
+	code, b = c.admin(t, adminCall{member: to, method: "POST", path: "/admin/v1/leader/transfer"})
+	if code != http.StatusOK || json.Unmarshal(b, &li) != nil || li.ID == c.cfgs[to].ID || li.ID == "" {
+		t.Fatalf("transfer to any: %d %s", code, b)
+	}
+}
+
+// Each member hands out an admin kubeconfig for itself.
+func TestAdminKubeconfig(t *testing.T) {
+	c := newTestCluster(t, 2, nil)
+	for i, m := range c.members {
+		code, b := c.admin(t, adminCall{member: i, method: "GET", path: "/admin/v1/kubeconfig"})
+		if code != http.StatusOK || !strings.Contains(string(b), "server: "+m.URL()+"\n") ||
+			!strings.Contains(string(b), "certificate-authority-data: ") {
+			t.Fatalf("member %d: %d %s", i, code, b)
+		}
+	}
+}
