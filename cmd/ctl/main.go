@@ -1,19 +1,28 @@
-// Command ctl administers a litek8s cluster. For now it has `health`, which
-// exits 0 when the member behind a kubeconfig is ready; membership,
-// snapshots and status come with the operations work (issue 6).
+// Command ctl administers a litek8s cluster through a member's admin
+// endpoints (/admin/v1/..., see internal/member/admin.go) with the admin
+// credentials of a kubeconfig (default data/kubeconfig, the one a member
+// writes at first start) or of flags:
+//
+//	ctl status                         every member: role, term, applied index, lag, readiness
+//	ctl members list|add|remove|promote|demote
+//	ctl leader transfer [--to ID]
+//	ctl kubeconfig                     an admin kubeconfig for the member asked
+//	ctl health                         exit 0 when the member is ready
+//
+// Global flags (each also LITEK8S_<NAME> in the environment, e.g.
+// LITEK8S_SERVER): --kubeconfig, --server, --token and
+// --certificate-authority (which override the kubeconfig's), and -o/--output
+// table (default) or json, which prints the JSON the endpoints return.
+// Any failure, including an unreachable member in `status`, exits 1.
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
-	"time"
+	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+	"github.com/spf13/viper"
 )
 
 func main() {
@@ -22,46 +31,51 @@ func main() {
 	}
 }
 
-func newRoot() *cobra.Command {
-	root := &cobra.Command{Use: "ctl", Short: "administer a litek8s cluster", SilenceUsage: true}
-	var kubeconfig string
-	root.PersistentFlags().StringVar(&kubeconfig, "kubeconfig", "data/kubeconfig", "admin kubeconfig of a member")
-	root.AddCommand(&cobra.Command{
-		Use:   "health",
-		Short: "exit 0 when the member is ready (/readyz), 1 otherwise",
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return health(cmd.Context(), cmd.OutOrStdout(), kubeconfig)
-		},
-	})
-	return root
+// options are the global settings, from flags and LITEK8S_* env.
+type options struct{ v *viper.Viper }
+
+// Output formats.
+const (
+	outputTable = "table"
+	outputJSON  = "json"
+)
+
+func (o *options) output() string { return o.v.GetString("output") }
+
+// client returns a client for the member the settings name.
+func (o *options) client() (*adminClient, error) {
+	return newAdminClient(o.v.GetString("kubeconfig"), o.v.GetString("server"), o.v.GetString("token"),
+		o.v.GetString("certificate-authority"))
 }
 
-func health(ctx context.Context, out io.Writer, kubeconfig string) error {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return err
+func newRoot() *cobra.Command {
+	o := &options{v: viper.New()}
+	root := &cobra.Command{
+		Use:          "ctl",
+		Short:        "administer a litek8s cluster",
+		SilenceUsage: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			switch f := o.output(); f {
+			case outputTable, outputJSON:
+				return nil
+			default:
+				return fmt.Errorf("--output %q: want %s or %s", f, outputTable, outputJSON)
+			}
+		},
 	}
-	cfg.Timeout = 10 * time.Second
-	c, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return err
+	pf := root.PersistentFlags()
+	pf.String("kubeconfig", "data/kubeconfig", "admin kubeconfig of a member")
+	pf.String("server", "", "API URL of the member to ask (overrides the kubeconfig's)")
+	pf.String("token", "", "admin token (overrides the kubeconfig's)")
+	pf.String("certificate-authority", "", "cluster CA certificate file (overrides the kubeconfig's)")
+	pf.StringP("output", "o", outputTable, "output format: table or json")
+	o.v.SetEnvPrefix("LITEK8S")
+	o.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	o.v.AutomaticEnv()
+	if err := o.v.BindPFlags(pf); err != nil {
+		panic(err) // only on a nil flag set
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.Host+"/readyz", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	fmt.Fprintf(out, "%s: %s\n", cfg.Host, body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("not ready: %s", resp.Status)
-	}
-	return nil
+	root.AddCommand(newStatusCmd(o), newMembersCmd(o), newLeaderCmd(o), newKubeconfigCmd(o), newHealthCmd(o))
+	root.SetErrPrefix("ctl:")
+	return root
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/litek8s/litek8s/internal/member"
+)
+
+// StatusOutput is what `ctl status -o json` prints: every member of the
+// configuration with its own /admin/v1/status.
+type StatusOutput struct {
+	Members []MemberStatus `json:"members"`
+}
+
+// MemberStatus is one member: its entry in the configuration (the leader's
+// view), what it says of itself, and its lag.
+type MemberStatus struct {
+	member.MemberInfo
+	// Status is the member's own answer; nil when it cannot be reached.
+	Status *member.Status `json:"status,omitempty"`
+	// Lag is the leader's commit index minus this member's applied index
+	// (entries), when both are known.
+	Lag *uint64 `json:"lag,omitempty"`
+	// Error says why the member could not be reached.
+	Error string `json:"error,omitempty"`
+}
+
+func newStatusCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "every member: address, role, term, applied index, lag, readiness, version (exit 1 if one is unreachable)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			st, err := clusterStatus(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			if err := printStatus(cmd.OutOrStdout(), o.output(), st); err != nil {
+				return err
+			}
+			if n := unreachable(st); n > 0 {
+				return fmt.Errorf("%d of %d members unreachable", n, len(st.Members))
+			}
+			return nil
+		},
+	}
+}
+
+// clusterStatus asks the member the settings name for the configuration,
+// then every member for its status at its own API URL.
+func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
+	var l member.MemberList
+	if err := c.get(ctx, c.base, "/admin/v1/members", &l); err != nil {
+		return StatusOutput{}, err
+	}
+	sort.Slice(l.Members, func(i, j int) bool { return l.Members[i].ID < l.Members[j].ID })
+	out := StatusOutput{Members: make([]MemberStatus, len(l.Members))}
+	var wg sync.WaitGroup
+	for i, mi := range l.Members {
+		ms := &out.Members[i]
+		ms.MemberInfo = mi
+		if mi.APIURL == "" {
+			ms.Error = "no API URL recorded yet"
+			continue
+		}
+		wg.Go(func() {
+			var s member.Status
+			if err := c.get(ctx, mi.APIURL, "/admin/v1/status", &s); err != nil {
+				ms.Error = err.Error()
+				return
+			}
+			ms.Status = &s
+		})
+	}
+	wg.Wait()
+	if commit, ok := leaderCommit(out.Members); ok {
+		for i := range out.Members {
+			if s := out.Members[i].Status; s != nil {
+				lag := commit - min(commit, s.AppliedIndex) // a member may have applied past the leader's answer
+				out.Members[i].Lag = &lag
+			}
+		}
+	}
+	return out, nil
+}
+
+// leaderCommit is the leader's commit index: the member the configuration
+// names as leader, else one that says it leads (the latest term).
+func leaderCommit(ms []MemberStatus) (uint64, bool) {
+	var best *member.Status
+	for _, m := range ms {
+		if m.Status == nil {
+			continue
+		}
+		if m.Leader && m.Status.Role == "Leader" {
+			return m.Status.CommitIndex, true
+		}
+		if m.Status.Role == "Leader" && (best == nil || m.Status.Term > best.Term) {
+			best = m.Status
+		}
+	}
+	if best == nil {
+		return 0, false
+	}
+	return best.CommitIndex, true
+}
+
+func unreachable(st StatusOutput) int {
+	n := 0
+	for _, m := range st.Members {
+		if m.Status == nil {
+			n++
+		}
+	}
+	return n
+}
+
+func printStatus(w io.Writer, format string, st StatusOutput) error {
+	if format == outputJSON {
+		return writeJSON(w, st)
+	}
+	rows := make([][]string, 0, len(st.Members))
+	for _, m := range st.Members {
+		s := m.Status
+		if s == nil {
+			rows = append(rows, []string{m.ID, orDash(m.APIURL), m.RaftAddr, "unreachable", "-", "-", "-", "-", "-"})
+			continue
+		}
+		role := s.Role
+		if m.Suffrage != "" && m.Suffrage != "Voter" {
+			role += " (" + m.Suffrage + ")"
+		}
+		lag := "-"
+		if m.Lag != nil {
+			lag = strconv.FormatUint(*m.Lag, 10)
+		}
+		rows = append(rows, []string{m.ID, s.APIURL, s.RaftAddr, role, strconv.FormatUint(s.Term, 10),
+			strconv.FormatUint(s.AppliedIndex, 10), lag, strconv.FormatBool(s.Ready), s.Version})
+	}
+	if err := writeTable(w, []string{"ID", "API", "RAFT", "ROLE", "TERM", "APPLIED", "LAG", "READY", "VERSION"},
+		rows); err != nil {
+		return err
+	}
+	for _, m := range st.Members {
+		if m.Error != "" {
+			fmt.Fprintf(w, "%s: %s\n", m.ID, m.Error)
+		}
+	}
+	return nil
+}
