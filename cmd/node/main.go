@@ -77,6 +77,8 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.Int("feed-size", def.Store.FeedSize, "change-feed window (events a watch can resume from)")
 	fs.Uint64("snapshot-threshold", def.Store.SnapshotThreshold, "log entries between automatic snapshots")
 	fs.Uint64("trailing-logs", def.Store.TrailingLogs, "log entries kept after a snapshot")
+	fs.Duration("snapshot-interval", def.Store.SnapshotInterval, "how often Raft checks whether to snapshot (at a random moment between it and twice it)")
+	fs.Uint64("resync-lag-entries", def.Store.ResyncLagEntries, "a follower lagging more entries than this is told to resync (0: never)")
 	fs.Duration("commit-timeout", def.Store.CommitTimeout,
 		"longest a follower waits to learn a commit when no write follows (lower: faster watches on followers, more idle traffic)")
 	fs.Int("simulated-nodes", def.Controllers.Scheduling.SimNodes.Count,
@@ -122,6 +124,8 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.Store.FeedSize = v.GetInt("feed-size")
 	cfg.Store.SnapshotThreshold = v.GetUint64("snapshot-threshold")
 	cfg.Store.TrailingLogs = v.GetUint64("trailing-logs")
+	cfg.Store.SnapshotInterval = v.GetDuration("snapshot-interval")
+	cfg.Store.ResyncLagEntries = v.GetUint64("resync-lag-entries")
 	cfg.Store.CommitTimeout = v.GetDuration("commit-timeout")
 	cfg.Controllers.Scheduling.SimNodes.Count = v.GetInt("simulated-nodes")
 	return cfg, cfg.Validate()

@@ -1,5 +1,7 @@
 package raftstore
 
+import "strconv"
+
 // Status is this member's Raft state, for status pages and `ctl status`.
 type Status struct {
 	// Role is Leader, Follower, Candidate or Shutdown.
@@ -10,6 +12,9 @@ type Status struct {
 	AppliedIndex, CommitIndex, LastLogIndex uint64
 	// LeaderID is empty while no leader is known.
 	LeaderID string
+	// SnapshotIndex is the index of this member's latest Raft snapshot:
+	// its log holds no entry older than SnapshotIndex - TrailingLogs.
+	SnapshotIndex uint64
 	// Resyncing is true while the member catches up after the leader told
 	// it to (it is not ready meanwhile).
 	Resyncing bool
@@ -20,5 +25,10 @@ func (s *Store) Status() Status {
 	_, leader := s.raft.LeaderWithID()
 	return Status{Role: s.raft.State().String(), Term: s.raft.CurrentTerm(), AppliedIndex: s.Revision(),
 		CommitIndex: s.raft.CommitIndex(), LastLogIndex: s.raft.LastIndex(), LeaderID: string(leader),
-		Resyncing: s.Fenced()}
+		Resyncing: s.Fenced(), SnapshotIndex: snapshotIndex(s.raft.Stats())}
+}
+
+func snapshotIndex(stats map[string]string) uint64 {
+	n, _ := strconv.ParseUint(stats["last_snapshot_index"], 10, 64)
+	return n
 }
