@@ -220,3 +220,37 @@ func TestJoinWithWrongTokenIsRefused(t *testing.T) {
 		t.Fatalf("members after a refused join: %v %v", ms, err)
 	}
 }
+
+// A follower restarted with its data on another Raft address (a new pod
+// IP; here a port chosen at run time) announces it and catches up.
+func TestFollowerRestartedOnNewRaftAddress(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	ctx := t.Context()
+	f := c.follower()
+	old := c.members[f].Store().RaftAddr()
+	c.stop(f)
+	if _, err := c.clients[c.leader()].CoreV1().ConfigMaps("default").Create(ctx, configMap("while-away", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.cfgs[f].Store.RaftAddr = "127.0.0.1:0"
+	c.start(f)
+	now := c.members[f].Store().RaftAddr()
+	if now == old {
+		t.Fatalf("restarted on the same Raft address %s", old)
+	}
+	eventually(t, 20*time.Second, func() error {
+		ms, err := c.members[c.leader()].Store().Members()
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if m.ID == c.cfgs[f].ID && m.RaftAddr != now {
+				return fmt.Errorf("the configuration has %s at %s", m.ID, m.RaftAddr)
+			}
+		}
+		if _, err := c.clients[f].CoreV1().ConfigMaps("default").Get(ctx, "while-away", metav1.GetOptions{ResourceVersion: "0"}); err != nil {
+			return err
+		}
+		return nil
+	})
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -88,8 +90,11 @@ func (s *Store) WaitLeader(ctx context.Context) (apiURL string, self bool, err e
 	}
 }
 
-// addMember adds m as a voter (replacing a stale entry of the same ID) and
-// records its addresses. Leader only.
+// addMember adds m as a voter and records its addresses. A member already
+// in the configuration under another address (restarted elsewhere: a new
+// pod IP, a port chosen at run time) keeps its suffrage and gets its new
+// address: hashicorp/raft's AddVoter and AddNonvoter update the address of
+// a server they already have. Leader only.
 func (s *Store) addMember(ctx context.Context, m Member) error {
 	if m.ID == "" || m.RaftAddr == "" || m.APIURL == "" {
 		return errors.New("raftstore: join needs id, raftAddr and apiURL")
@@ -98,25 +103,75 @@ func (s *Store) addMember(ctx context.Context, m Member) error {
 	if err := cf.Error(); err != nil {
 		return mapRaftError(err)
 	}
-	present := false
+	add := s.raft.AddVoter
 	for _, srv := range cf.Configuration().Servers {
-		if srv.ID == raft.ServerID(m.ID) {
-			if srv.Address == raft.ServerAddress(m.RaftAddr) {
-				present = true
-				continue
-			}
-			if err := s.raft.RemoveServer(srv.ID, 0, s.cfg.ApplyTimeout).Error(); err != nil {
-				return fmt.Errorf("raftstore: remove stale %s: %w", m.ID, mapRaftError(err))
-			}
+		if srv.ID != raft.ServerID(m.ID) {
+			continue
+		}
+		if srv.Address == raft.ServerAddress(m.RaftAddr) {
+			add = nil // nothing to change in Raft
+		} else if srv.Suffrage == raft.Nonvoter {
+			add = s.raft.AddNonvoter
 		}
 	}
-	if !present {
-		f := s.raft.AddVoter(raft.ServerID(m.ID), raft.ServerAddress(m.RaftAddr), 0, s.cfg.ApplyTimeout)
-		if err := f.Error(); err != nil {
+	if add != nil {
+		if err := add(raft.ServerID(m.ID), raft.ServerAddress(m.RaftAddr), 0, s.cfg.ApplyTimeout).Error(); err != nil {
 			return fmt.Errorf("raftstore: add %s: %w", m.ID, mapRaftError(err))
 		}
 	}
 	return s.recordMember(ctx, m)
+}
+
+// Reannounce runs on a member restarted with its data until it knows a
+// leader: while the Raft address its record holds is not the one it
+// listens on now, the leader cannot reach it, so it asks the other
+// recorded members to join it again under its new address (one of them
+// forwards that to the leader).
+func (s *Store) Reannounce(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	logged := s.loggedMembers() // the records in the log, applied or not
+	for {
+		if _, _, ok := s.Leader(); ok {
+			return
+		}
+		self := s.self()
+		known := maps.Clone(logged)
+		for _, m := range s.recordedMembers() { // those of the snapshot
+			known[m.ID] = m
+		}
+		if rec, ok := known[self.ID]; ok && rec != self {
+			for _, m := range known {
+				if m.ID == self.ID {
+					continue
+				}
+				err := callMember(ctx, s.cfg.Peer, m.APIURL, "", http.MethodPost, pathJoin, self, nil)
+				if err == nil {
+					s.log.Info("announced a new Raft address", "recorded", rec.RaftAddr, "now", self.RaftAddr, "through", m.ID)
+					break
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// recordedMembers returns every member record in the store.
+func (s *Store) recordedMembers() []Member {
+	l := s.fsm.list(membersResource, "")
+	var out []Member
+	l.Range("", func(obj *kv.Object) bool {
+		var m Member
+		if json.Unmarshal(obj.Raw, &m) == nil {
+			out = append(out, m)
+		}
+		return true
+	})
+	return out
 }
 
 // Members returns the members of the Raft configuration with their
@@ -133,4 +188,31 @@ func (s *Store) Members() ([]Member, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// loggedMembers returns the member records of the log entries this member
+// holds, newest per ID: a restarted member applies the entries after its
+// latest snapshot only once a leader tells it they are committed.
+func (s *Store) loggedMembers() map[string]Member {
+	out := map[string]Member{}
+	first, err1 := s.bolt.FirstIndex()
+	last, err2 := s.bolt.LastIndex()
+	if err1 != nil || err2 != nil || first == 0 {
+		return out
+	}
+	var l raft.Log
+	for i := first; i <= last; i++ {
+		if s.bolt.GetLog(i, &l) != nil || l.Type != raft.LogCommand {
+			continue
+		}
+		w, err := decodeRecord(l.Data)
+		if err != nil || w.Key.Resource != membersResource || w.Op == kv.OpDelete {
+			continue
+		}
+		var m Member
+		if json.Unmarshal(w.Object, &m) == nil && m.ID != "" {
+			out[m.ID] = m
+		}
+	}
+	return out
 }
