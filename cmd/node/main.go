@@ -71,6 +71,7 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("join-token", "", "the cluster's join token (<data-dir>/tls/join-token of a member); "+
 		"a member that bootstraps a cluster makes it the cluster's (default: a random one)")
 	fs.String("admin-token", "", "admin token of a cluster this member bootstraps (default: a random one, in <data-dir>/tls/admin-token)")
+	fs.Bool("nonvoter", false, "join without a vote (serves reads, never counts for a quorum)")
 	fs.Int("bootstrap-expect", 0, "form a new cluster once this many fresh members among --peers are reachable (exactly one bootstraps, the others join it)")
 	fs.StringSlice("peers", nil, "API URLs of the other members (with --bootstrap-expect; a restarted member checks it is in their cluster)")
 	fs.String("log-level", "info", "debug, info, warn or error")
@@ -118,6 +119,7 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.JoinToken = v.GetString("join-token")
 	cfg.AdminToken = v.GetString("admin-token")
 	cfg.BootstrapExpect = v.GetInt("bootstrap-expect")
+	cfg.Nonvoter = v.GetBool("nonvoter")
 	cfg.Peers = v.GetStringSlice("peers")
 	cfg.Store.RaftAddr = v.GetString("raft-addr")
 	cfg.Store.RaftAdvertise = v.GetString("raft-advertise")

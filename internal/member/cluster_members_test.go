@@ -2,6 +2,7 @@ package member
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +10,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
 // A write sent to a follower is forwarded to the leader and readable on
@@ -253,4 +256,45 @@ func TestFollowerRestartedOnNewRaftAddress(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// A member started with Nonvoter joins without a vote, gets every write,
+// and is removed like any member.
+func TestNonvoterJoinsAndIsRemoved(t *testing.T) {
+	c := newTestCluster(t, 2, nil)
+	ctx := t.Context()
+	cfg := c.cfgs[1]
+	cfg.ID, cfg.DataDir = "reader", filepath.Join(c.base, "reader")
+	cfg.APIAddr, cfg.Store.RaftAddr = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.Join, cfg.Nonvoter = c.members[1].URL(), true // through a follower or the leader
+	c.cfgs, c.members = append(c.cfgs, cfg), append(c.members, nil)
+	c.clients, c.transps = append(c.clients, nil), append(c.transps, nil)
+	c.start(2)
+	leader := c.members[c.leader()].Store()
+	eventually(t, 10*time.Second, func() error {
+		ms, err := leader.Membership()
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if m.ID == "reader" && m.Suffrage == raftstore.Nonvoter {
+				return nil
+			}
+		}
+		return fmt.Errorf("membership %+v", ms)
+	})
+	if _, err := c.clients[0].CoreV1().ConfigMaps("default").Create(ctx, configMap("for-reader", nil), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() error {
+		_, err := c.clients[2].CoreV1().ConfigMaps("default").Get(ctx, "for-reader", metav1.GetOptions{ResourceVersion: "0"})
+		return err
+	})
+	if err := leader.RemoveMember(ctx, "reader"); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := leader.Membership()
+	if err != nil || len(ms) != 2 {
+		t.Fatalf("membership after removing the nonvoter: %+v %v", ms, err)
+	}
 }

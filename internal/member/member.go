@@ -47,6 +47,9 @@ type Config struct {
 	// cluster. Every one of them needs JoinToken.
 	BootstrapExpect int
 	Peers           []string
+	// Nonvoter joins the cluster without a vote (it serves reads and
+	// never counts for a quorum).
+	Nonvoter bool
 	// Store configures Raft; its ID, DataDir, APIURL, Bootstrap, Derive,
 	// Peer, RaftTLS, PeerAuth, JoinToken, JoinSecrets and ClusterID are
 	// filled in by Start.
@@ -218,7 +221,7 @@ func (m *Member) secrets(ctx context.Context, fresh bool, join string) (secrets,
 
 func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificate, rt http.RoundTripper, bootstrap bool) error {
 	sc := m.cfg.Store
-	sc.ID, sc.DataDir, sc.APIURL, sc.Bootstrap = m.cfg.ID, m.cfg.DataDir, m.url, bootstrap
+	sc.ID, sc.DataDir, sc.APIURL, sc.Bootstrap, sc.Nonvoter = m.cfg.ID, m.cfg.DataDir, m.url, bootstrap, m.cfg.Nonvoter
 	sc.Derive = api.Derive
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
 	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth(pool)

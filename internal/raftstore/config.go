@@ -23,6 +23,8 @@ type Config struct {
 	// Bootstrap starts a new single-member cluster when DataDir holds no
 	// Raft state. A member that joins leaves it false.
 	Bootstrap bool
+	// Nonvoter makes a joining member ask to join without a vote.
+	Nonvoter bool
 
 	// FeedSize is the number of events kept in the change feed: the window
 	// from which watches can resume.

@@ -88,9 +88,12 @@ func (s *Store) serveJoin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var err error
-	if s.IsLeader() {
+	switch {
+	case s.IsLeader() && m.Nonvoter:
+		err = s.addNonvoter(r.Context(), m)
+	case s.IsLeader():
 		err = s.addMember(r.Context(), m)
-	} else {
+	default:
 		err = s.callLeader(r.Context(), http.MethodPost, pathJoin, m, nil)
 	}
 	if err != nil {

@@ -23,10 +23,13 @@ type Member struct {
 	ID       string `json:"id"`
 	RaftAddr string `json:"raftAddr"`
 	APIURL   string `json:"apiURL"`
+	// Nonvoter asks, when joining, to join without a vote (a member that
+	// serves reads and never counts for a quorum).
+	Nonvoter bool `json:"nonvoter,omitempty"`
 }
 
 func (s *Store) self() Member {
-	return Member{ID: s.cfg.ID, RaftAddr: s.RaftAddr(), APIURL: s.cfg.APIURL}
+	return Member{ID: s.cfg.ID, RaftAddr: s.RaftAddr(), APIURL: s.cfg.APIURL, Nonvoter: s.cfg.Nonvoter}
 }
 
 // member returns the recorded member id, if any.
