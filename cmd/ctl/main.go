@@ -6,6 +6,9 @@
 //	ctl status                         every member: role, term, applied index, lag, readiness
 //	ctl members list|add|remove|promote|demote
 //	ctl leader transfer [--to ID]
+//	ctl snapshot save FILE             a consistent backup streamed from the member asked
+//	ctl snapshot inspect FILE          check and describe a backup (offline)
+//	ctl snapshot restore FILE --data-dir DIR --id ID [--raft-addr ADDR]   (offline)
 //	ctl kubeconfig                     an admin kubeconfig for the member asked
 //	ctl health                         exit 0 when the member is ready
 //
@@ -75,7 +78,8 @@ func newRoot() *cobra.Command {
 	if err := o.v.BindPFlags(pf); err != nil {
 		panic(err) // only on a nil flag set
 	}
-	root.AddCommand(newStatusCmd(o), newMembersCmd(o), newLeaderCmd(o), newKubeconfigCmd(o), newHealthCmd(o))
+	root.AddCommand(newStatusCmd(o), newMembersCmd(o), newLeaderCmd(o), newSnapshotCmd(o), newKubeconfigCmd(o),
+		newHealthCmd(o))
 	root.SetErrPrefix("ctl:")
 	return root
 }
