@@ -300,13 +300,60 @@ func TestCtlOperatesCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("resync", func(t *testing.T) {
+		l := c.WaitLeader()
+		target := (l + 1) % 3
+		id := fmt.Sprintf("m%d", target)
+		var ml member.MemberLag
+		ctlJSON(t, &ml, "resync", id, "--kubeconfig", kc)
+		if ml.ID != id {
+			t.Fatalf("resync answered %+v", ml)
+		}
+		membertest.Eventually(t, 10*time.Second, func() error {
+			lags, err := c.Member(l).Store().Lag()
+			if err != nil {
+				return err
+			}
+			for _, lg := range lags {
+				if lg.ID == id && lg.Resyncs > 0 {
+					return nil
+				}
+			}
+			return fmt.Errorf("%s not told to resync: %+v", id, lags)
+		})
+		membertest.Eventually(t, 10*time.Second, func() error {
+			var st StatusOutput
+			ctlJSON(t, &st, "status", "--kubeconfig", kc)
+			for _, m := range st.Members {
+				switch {
+				case m.Status == nil || !m.Status.Ready || m.Status.Resyncing:
+					return fmt.Errorf("%s: %+v %s", m.ID, m.Status, m.Error)
+				case m.LeaderView == nil || m.LeaderView.LastReport == nil && !m.Leader:
+					return fmt.Errorf("%s: leader's view %+v", m.ID, m.LeaderView)
+				case m.ID == id && m.LeaderView.Resyncs == 0:
+					return fmt.Errorf("%s: no resync in the leader's view: %+v", m.ID, m.LeaderView)
+				}
+			}
+			return nil
+		})
+		for _, tc := range []struct{ id, want string }{
+			{fmt.Sprintf("m%d", l), "which does not resync"}, {"nobody", "404 Not Found"},
+		} {
+			if _, stderr, err := ctl(ctx, "resync", tc.id, "--kubeconfig", kc); err == nil || !strings.Contains(stderr, tc.want) {
+				t.Errorf("resync %s: %v %s", tc.id, err, stderr)
+			}
+		}
+	})
+
 	t.Run("unreachable member fails status", func(t *testing.T) {
 		down := c.Follower()
 		c.Stop(down)
 		code, out := ctlProcess(t, nil, "status", "--kubeconfig", c.Kubeconfig(c.WaitLeader()))
-		if code != 1 || !strings.Contains(out, "unreachable") || !strings.Contains(out, "1 of 3 members unreachable") {
+		if code != 1 || !strings.Contains(out, "unreachable") || !strings.Contains(out, "1 of 3 members unreachable") ||
+			!strings.Contains(out, "(reported)") {
 			t.Fatalf("status with member %d down: exit %d\n%s", down, code, out)
 		}
+		t.Logf("ctl status with m%d down:\n%s", down, out)
 	})
 }
 

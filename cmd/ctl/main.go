@@ -6,6 +6,7 @@
 //	ctl status                         every member: role, term, applied index, lag, readiness
 //	ctl members list|add|remove|promote|demote
 //	ctl leader transfer [--to ID]
+//	ctl resync MEMBER                  make a follower fence itself and catch up
 //	ctl snapshot save FILE             a consistent backup streamed from the member asked
 //	ctl snapshot inspect FILE          check and describe a backup (offline)
 //	ctl snapshot restore FILE --data-dir DIR --id ID [--raft-addr ADDR]   (offline)
@@ -78,8 +79,8 @@ func newRoot() *cobra.Command {
 	if err := o.v.BindPFlags(pf); err != nil {
 		panic(err) // only on a nil flag set
 	}
-	root.AddCommand(newStatusCmd(o), newMembersCmd(o), newLeaderCmd(o), newSnapshotCmd(o), newKubeconfigCmd(o),
-		newHealthCmd(o))
+	root.AddCommand(newStatusCmd(o), newMembersCmd(o), newLeaderCmd(o), newResyncCmd(o), newSnapshotCmd(o),
+		newKubeconfigCmd(o), newHealthCmd(o))
 	root.SetErrPrefix("ctl:")
 	return root
 }

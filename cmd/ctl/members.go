@@ -133,3 +133,28 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+func newResyncCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "resync MEMBER",
+		Short: "make a follower resync: it is not ready and ends its watches (410) until it has caught up",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := o.client()
+			if err != nil {
+				return err
+			}
+			var l member.MemberLag
+			path := "/admin/v1/members/" + url.PathEscape(args[0]) + "/resync"
+			if err := c.change(cmd.Context(), "POST", path, nil, &l); err != nil {
+				return err
+			}
+			if o.output() == outputJSON {
+				return writeJSON(cmd.OutOrStdout(), l)
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s resyncs at its next lag report (now %d entries behind)\n",
+				l.ID, l.Entries)
+			return err
+		},
+	}
+}

@@ -28,6 +28,9 @@ type MemberStatus struct {
 	// Lag is the leader's commit index minus this member's applied index
 	// (entries), when both are known.
 	Lag *uint64 `json:"lag,omitempty"`
+	// LeaderView is the member's lag as the leader tracks it from the
+	// member's reports: known even when the member cannot be reached.
+	LeaderView *member.MemberLag `json:"leaderView,omitempty"`
 	// Error says why the member could not be reached.
 	Error string `json:"error,omitempty"`
 }
@@ -83,7 +86,20 @@ func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
 			ms.Status = &s
 		})
 	}
+	var lags member.LagList
+	wg.Go(func() {
+		if c.get(ctx, c.base, "/admin/v1/lag", &lags) != nil {
+			lags.Members = nil // no leader: no leader's view
+		}
+	})
 	wg.Wait()
+	for _, l := range lags.Members {
+		for i := range out.Members {
+			if out.Members[i].ID == l.ID {
+				out.Members[i].LeaderView = &l
+			}
+		}
+	}
 	if commit, ok := leaderCommit(out.Members); ok {
 		for i := range out.Members {
 			if s := out.Members[i].Status; s != nil {
@@ -126,6 +142,28 @@ func unreachable(st StatusOutput) int {
 	return n
 }
 
+// lagCell is the LAG column: entries behind the leader's commit index, or
+// as the leader last heard when the member cannot be asked; with the age
+// of the oldest missing entry once it passes a second.
+func lagCell(m MemberStatus) string {
+	lv := m.LeaderView
+	var cell string
+	switch {
+	case m.Lag != nil:
+		cell = strconv.FormatUint(*m.Lag, 10)
+	case lv != nil && lv.LastReport == nil:
+		return "? (no report)"
+	case lv != nil:
+		cell = strconv.FormatUint(lv.Entries, 10) + " (reported)"
+	default:
+		return "-"
+	}
+	if lv != nil && lv.Seconds >= 1 {
+		cell += fmt.Sprintf(" %.0fs", lv.Seconds)
+	}
+	return cell
+}
+
 func printStatus(w io.Writer, format string, st StatusOutput) error {
 	if format == outputJSON {
 		return writeJSON(w, st)
@@ -134,19 +172,19 @@ func printStatus(w io.Writer, format string, st StatusOutput) error {
 	for _, m := range st.Members {
 		s := m.Status
 		if s == nil {
-			rows = append(rows, []string{m.ID, orDash(m.APIURL), m.RaftAddr, "unreachable", "-", "-", "-", "-", "-"})
+			rows = append(rows, []string{m.ID, orDash(m.APIURL), m.RaftAddr, "unreachable", "-", "-", lagCell(m), "-", "-"})
 			continue
 		}
 		role := s.Role
 		if m.Suffrage != "" && m.Suffrage != "Voter" {
 			role += " (" + m.Suffrage + ")"
 		}
-		lag := "-"
-		if m.Lag != nil {
-			lag = strconv.FormatUint(*m.Lag, 10)
+		ready := strconv.FormatBool(s.Ready)
+		if s.Resyncing {
+			ready += " (resyncing)"
 		}
 		rows = append(rows, []string{m.ID, s.APIURL, s.RaftAddr, role, strconv.FormatUint(s.Term, 10),
-			strconv.FormatUint(s.AppliedIndex, 10), lag, strconv.FormatBool(s.Ready), s.Version})
+			strconv.FormatUint(s.AppliedIndex, 10), lagCell(m), ready, s.Version})
 	}
 	if err := writeTable(w, []string{"ID", "API", "RAFT", "ROLE", "TERM", "APPLIED", "LAG", "READY", "VERSION"},
 		rows); err != nil {

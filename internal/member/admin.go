@@ -27,13 +27,15 @@ import (
 //	DELETE /admin/v1/members/{id}           → MemberList
 //	POST   /admin/v1/members/{id}/promote   → MemberList
 //	POST   /admin/v1/members/{id}/demote    → MemberList
+//	POST   /admin/v1/members/{id}/resync    → 202 MemberLag (the member resyncs at its next lag report)
+//	GET    /admin/v1/lag                    LagList (the leader's view)
 //	POST   /admin/v1/leader/transfer        TransferRequest (optional) → LeaderInfo
 //	GET    /admin/v1/kubeconfig             this member's admin kubeconfig (YAML)
 //	GET    /admin/v1/snapshot               a consistent backup (raftstore.Backup), streamed
 //
-// Membership changes run on the leader: a follower relays them there with
-// the caller's token (toLeader) and relays the answer. GET members is
-// relayed too, so that a list right after a change shows it; with no
+// Membership changes, resync requests and GET lag run on the leader: a
+// follower relays them there with the caller's token (toLeader) and relays
+// the answer. GET members is relayed too, so that a list right after a change shows it; with no
 // leader known, the member answers from its own configuration. Errors are
 // AdminError bodies.
 
@@ -95,6 +97,29 @@ type LeaderInfo struct {
 	APIURL string `json:"apiURL"`
 }
 
+// MemberLag is one member's lag as the leader sees it from the applied
+// indexes the followers report.
+type MemberLag struct {
+	ID string `json:"id"`
+	// Applied is the member's applied index at its last report (the
+	// leader's own for the leader; 0 before its first report this term).
+	Applied uint64 `json:"applied"`
+	// Entries is how many entries the leader applied that the member had
+	// not at its last report; Seconds how long ago the leader applied the
+	// oldest of them.
+	Entries uint64  `json:"entries"`
+	Seconds float64 `json:"seconds"`
+	// LastReport is when the member last reported (absent: not this term).
+	LastReport *time.Time `json:"lastReport,omitempty"`
+	// Resyncs counts the resync signals sent to it this term.
+	Resyncs int `json:"resyncs"`
+}
+
+// LagList is every member's lag, GET /admin/v1/lag.
+type LagList struct {
+	Members []MemberLag `json:"members"`
+}
+
 // AdminError is the body of every admin error.
 type AdminError struct {
 	Error string `json:"error"`
@@ -119,6 +144,8 @@ func (m *Member) adminHandler() http.Handler {
 	mux.Handle("DELETE /admin/v1/members/{id}", m.adminFunc(m.onLeader(m.serveRemoveMember)))
 	mux.Handle("POST /admin/v1/members/{id}/promote", m.adminFunc(m.onLeader(m.servePromote)))
 	mux.Handle("POST /admin/v1/members/{id}/demote", m.adminFunc(m.onLeader(m.serveDemote)))
+	mux.Handle("POST /admin/v1/members/{id}/resync", m.adminFunc(m.onLeader(m.serveResync)))
+	mux.Handle("GET /admin/v1/lag", m.adminFunc(m.onLeader(m.serveLag)))
 	mux.Handle("POST /admin/v1/leader/transfer", m.adminFunc(m.onLeader(m.serveTransfer)))
 	mux.Handle("GET /admin/v1/kubeconfig", m.adminFunc(m.serveKubeconfig))
 	mux.Handle("GET /admin/v1/snapshot", m.adminFunc(m.serveSnapshot))
@@ -326,6 +353,54 @@ func (m *Member) serveDemote(w http.ResponseWriter, r *http.Request) error {
 	}
 	m.log.Info("admin: member demoted", "id", id)
 	return m.writeMembers(w)
+}
+
+func (m *Member) serveLag(w http.ResponseWriter, r *http.Request) error {
+	lags, err := m.lags()
+	if err != nil {
+		return err
+	}
+	writeAdminJSON(w, http.StatusOK, LagList{Members: lags})
+	return nil
+}
+
+func (m *Member) lags() ([]MemberLag, error) {
+	ls, err := m.store.Lag()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]MemberLag, len(ls))
+	for i, l := range ls {
+		out[i] = MemberLag{ID: l.ID, Applied: l.Applied, Entries: l.Entries, Seconds: l.Seconds, Resyncs: l.Resyncs}
+		if !l.LastReport.IsZero() {
+			out[i].LastReport = &l.LastReport
+		}
+	}
+	return out, nil
+}
+
+// serveResync makes the leader tell a follower to resync: it fences itself
+// (not ready, its watches end with 410) until it has caught up.
+func (m *Member) serveResync(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if id == m.cfg.ID {
+		return fmt.Errorf("member: %s is the leader, which does not resync: %w", id, kv.ErrConflict)
+	}
+	lags, err := m.lags()
+	if err != nil {
+		return err
+	}
+	for _, l := range lags {
+		if l.ID == id {
+			if err := m.store.RequestResync(id); err != nil {
+				return err
+			}
+			m.log.Info("admin: resync requested", "id", id)
+			writeAdminJSON(w, http.StatusAccepted, l)
+			return nil
+		}
+	}
+	return fmt.Errorf("member: resync: member %q: %w", id, kv.ErrNotFound)
 }
 
 func (m *Member) serveTransfer(w http.ResponseWriter, r *http.Request) error {

@@ -166,6 +166,10 @@ func TestAdminErrors(t *testing.T) {
 			http.StatusConflict, "has no vote"},
 		{"transfer to unknown", adminCall{member: l, method: "POST", path: "/admin/v1/leader/transfer", body: `{"id":"nobody"}`},
 			http.StatusNotFound, `"nobody"`},
+		{"resync the leader", adminCall{member: f, method: "POST", path: "/admin/v1/members/" + leaderID + "/resync"},
+			http.StatusConflict, "does not resync"},
+		{"resync unknown", adminCall{member: f, method: "POST", path: "/admin/v1/members/nobody/resync"},
+			http.StatusNotFound, `"nobody"`},
 		{"add without address", adminCall{member: f, method: "POST", path: "/admin/v1/members", body: `{"id":"x"}`},
 			http.StatusBadRequest, "raftAddr and apiURL are required"},
 		{"add with a bad suffrage", adminCall{member: l, method: "POST", path: "/admin/v1/members",
@@ -201,6 +205,16 @@ func TestAdminErrors(t *testing.T) {
 	ms := c.adminMembers(t, adminCall{member: l, method: "GET", path: "/admin/v1/members"})
 	if len(ms) != 4 || !ms[leaderID].Leader || ms["ghost"].Suffrage != "Nonvoter" {
 		t.Fatalf("members after refused requests: %+v", ms)
+	}
+	code, b := c.admin(t, adminCall{member: f, method: "GET", path: "/admin/v1/lag"})
+	var lags LagList
+	if code != http.StatusOK || json.Unmarshal(b, &lags) != nil || len(lags.Members) != 4 {
+		t.Fatalf("lag from a follower: %d %s", code, b)
+	}
+	for _, lg := range lags.Members {
+		if lg.Resyncs != 0 {
+			t.Errorf("a refused resync was counted: %+v", lg)
+		}
 	}
 }
 
