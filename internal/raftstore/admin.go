@@ -181,19 +181,22 @@ func (s *Store) TransferLeadership(ctx context.Context, id string) (string, erro
 	if !s.IsLeader() {
 		return "", kv.ErrNotLeader
 	}
-	var f raft.Future
-	switch srv, found, err := s.server(id); {
-	case id == "":
-		f = s.raft.LeadershipTransfer()
-	case id == s.cfg.ID:
+	if id == s.cfg.ID {
 		return id, nil
-	case err != nil:
-		return "", err
-	case !found:
-		return "", fmt.Errorf("raftstore: transfer leadership: member %q: %w", id, kv.ErrNotFound)
-	case srv.Suffrage != raft.Voter:
-		return "", fmt.Errorf("raftstore: transfer leadership: %s has no vote: %w", id, kv.ErrConflict)
-	default:
+	}
+	var f raft.Future
+	if id == "" {
+		f = s.raft.LeadershipTransfer()
+	} else {
+		srv, found, err := s.server(id)
+		switch {
+		case err != nil:
+			return "", err
+		case !found:
+			return "", fmt.Errorf("raftstore: transfer leadership: member %q: %w", id, kv.ErrNotFound)
+		case srv.Suffrage != raft.Voter:
+			return "", fmt.Errorf("raftstore: transfer leadership: %s has no vote: %w", id, kv.ErrConflict)
+		}
 		f = s.raft.LeadershipTransferToServer(srv.ID, srv.Address)
 	}
 	if err := s.await(f); err != nil {
