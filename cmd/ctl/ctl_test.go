@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,6 +131,35 @@ func startJoiner(t *testing.T, c *membertest.Cluster, id string, seed int) *memb
 	}
 	t.Cleanup(func() { m.Close() })
 	return m
+}
+
+// silentListener accepts connections and never answers (a paused
+// process, as far as its peers can tell); it returns its address.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		wg.Wait()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
 }
 
 func byID(l member.MemberList) map[string]member.MemberInfo {
@@ -253,6 +285,29 @@ func TestCtlOperatesCluster(t *testing.T) {
 		out, _, err := ctl(ctx, "members", "list", "--kubeconfig", kc)
 		if err != nil || !strings.HasPrefix(out, "ID ") || strings.Count(out, "Voter") != 3 {
 			t.Fatalf("members list table: %v\n%s", err, out)
+		}
+	})
+
+	t.Run("a member that never answers", func(t *testing.T) {
+		silent := silentListener(t)
+		var after member.MemberList
+		ctlJSON(t, &after, "members", "add", "ghost", "--raft-addr", "127.0.0.1:1", "--api-url", "https://"+silent,
+			"--nonvoter", "--kubeconfig", kc)
+		if g := byID(after)["ghost"]; g.Suffrage != "Nonvoter" || g.APIURL != "https://"+silent {
+			t.Fatalf("after add: %+v", after)
+		}
+		start := time.Now()
+		out, stderr, err := ctl(ctx, "status", "--kubeconfig", kc)
+		if err == nil || !strings.Contains(stderr, "1 of 4 members unreachable") ||
+			!regexp.MustCompile(`ghost .* unreachable .* \? \(no report\)`).MatchString(out) {
+			t.Fatalf("status with a silent member: %v\n%s%s", err, out, stderr)
+		}
+		if d := time.Since(start); d > memberTimeout+3*time.Second {
+			t.Errorf("status took %v", d)
+		}
+		ctlJSON(t, &after, "members", "remove", "ghost", "--kubeconfig", kc)
+		if len(after.Members) != 3 {
+			t.Fatalf("after remove: %+v", after)
 		}
 	})
 

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -60,6 +61,9 @@ func newStatusCmd(o *options) *cobra.Command {
 	}
 }
 
+// memberTimeout bounds how long status waits for each member.
+const memberTimeout = 5 * time.Second
+
 // clusterStatus asks the member the settings name for the configuration,
 // then every member for its status at its own API URL.
 func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
@@ -69,6 +73,10 @@ func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
 	}
 	sort.Slice(l.Members, func(i, j int) bool { return l.Members[i].ID < l.Members[j].ID })
 	out := StatusOutput{Members: make([]MemberStatus, len(l.Members))}
+	// A paused member accepts connections but never answers: give up on it
+	// sooner than on the member asked.
+	mctx, cancel := context.WithTimeout(ctx, memberTimeout)
+	defer cancel()
 	var wg sync.WaitGroup
 	for i, mi := range l.Members {
 		ms := &out.Members[i]
@@ -79,7 +87,7 @@ func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
 		}
 		wg.Go(func() {
 			var s member.Status
-			if err := c.get(ctx, mi.APIURL, "/admin/v1/status", &s); err != nil {
+			if err := c.get(mctx, mi.APIURL, "/admin/v1/status", &s); err != nil {
 				ms.Error = err.Error()
 				return
 			}
