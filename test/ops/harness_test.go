@@ -57,23 +57,39 @@ type proc struct {
 // resumed first, if paused) on t.Cleanup.
 func startNode(t *testing.T, bin, id, dir string, args ...string) *proc {
 	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	errLog, err := os.Create(filepath.Join(dir, "err.log"))
+	return startNodeAt(t, bin, id, dir, "127.0.0.1:0", args...)
+}
+
+// startNodeAt is startNode with the API on apiAddr.
+func startNodeAt(t *testing.T, bin, id, dir, apiAddr string, args ...string) *proc {
+	t.Helper()
+	p, err := launch(t, bin, id, dir, apiAddr, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// launch is startNodeAt for any goroutine: it reports errors instead of
+// failing the test. The process is stopped on t.Cleanup either way.
+func launch(t *testing.T, bin, id, dir, apiAddr string, args ...string) (*proc, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	errLog, err := os.Create(filepath.Join(dir, "err.log"))
+	if err != nil {
+		return nil, err
+	}
 	args = append([]string{"--id", id, "--data-dir", filepath.Join(dir, "data"),
-		"--api-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0"}, args...)
+		"--api-addr", apiAddr, "--raft-addr", "127.0.0.1:0"}, args...)
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = errLog
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	p := &proc{t: t, id: id, dir: dir, cmd: cmd}
 	lines := make(chan string, 64) // node prints two lines; later ones are dropped
@@ -110,7 +126,7 @@ func startNode(t *testing.T, bin, id, dir string, args ...string) *proc {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("%s exited before it served", id)
+				return nil, fmt.Errorf("%s exited before it served", id)
 			}
 			if rest, ok := strings.CutPrefix(l, "litek8s member "); ok {
 				if i := strings.Index(rest, "https://"); i >= 0 {
@@ -118,11 +134,10 @@ func startNode(t *testing.T, bin, id, dir string, args ...string) *proc {
 				}
 			}
 			if strings.HasPrefix(l, "kubeconfig: ") {
-				p.loadKubeconfig()
-				return p
+				return p, p.loadKubeconfig()
 			}
 		case <-deadline:
-			t.Fatalf("%s did not print its kubeconfig within 60s", id)
+			return nil, fmt.Errorf("%s did not print its kubeconfig within 60s", id)
 		}
 	}
 }
@@ -134,19 +149,20 @@ func tail(b []byte, n int) []byte {
 	return b
 }
 
-func (p *proc) loadKubeconfig() {
+func (p *proc) loadKubeconfig() error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(p.dir, "data", "kubeconfig"))
 	if err != nil {
-		p.t.Fatal(err)
+		return err
 	}
 	cfg.QPS, cfg.Burst, cfg.Timeout = -1, 0, 30*time.Second
 	p.rest = cfg
 	tc, err := rest.TLSConfigFor(cfg)
 	if err != nil {
-		p.t.Fatal(err)
+		return err
 	}
 	p.http = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
 	p.t.Cleanup(p.http.CloseIdleConnections)
+	return nil
 }
 
 // clientset is a client-go clientset for this member, with the admin
