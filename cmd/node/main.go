@@ -70,6 +70,7 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("join", "", "API URL of any member of the cluster to join (first start only)")
 	fs.String("join-token", "", "the cluster's join token (<data-dir>/tls/join-token of a member); "+
 		"a member that bootstraps a cluster makes it the cluster's (default: a random one)")
+	fs.String("ca-hash", "", "sha256:<hex> of the cluster CA (members log it): a first join verifies the member it joins through with it")
 	fs.String("admin-token", "", "admin token of a cluster this member bootstraps (default: a random one, in <data-dir>/tls/admin-token)")
 	fs.Bool("nonvoter", false, "join without a vote (serves reads, never counts for a quorum)")
 	fs.Int("bootstrap-expect", 0, "form a new cluster once this many fresh members among --peers are reachable (exactly one bootstraps, the others join it)")
@@ -118,6 +119,7 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.Join = v.GetString("join")
 	cfg.JoinToken = v.GetString("join-token")
 	cfg.AdminToken = v.GetString("admin-token")
+	cfg.CAHash = v.GetString("ca-hash")
 	cfg.BootstrapExpect = v.GetInt("bootstrap-expect")
 	cfg.Nonvoter = v.GetBool("nonvoter")
 	cfg.Peers = v.GetStringSlice("peers")

@@ -298,3 +298,36 @@ func TestNonvoterJoinsAndIsRemoved(t *testing.T) {
 		t.Fatalf("membership after removing the nonvoter: %+v %v", ms, err)
 	}
 }
+
+// A join given the cluster CA's hash verifies the member it joins through:
+// the right hash joins; another is refused before the token is sent.
+func TestJoinWithCAHash(t *testing.T) {
+	c := newTestCluster(t, 1, nil)
+	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := newSecrets("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	join := func(id, hash string) (*Member, error) {
+		cfg := c.cfgs[0]
+		cfg.ID, cfg.DataDir = id, filepath.Join(c.base, id)
+		cfg.APIAddr, cfg.Store.RaftAddr = "127.0.0.1:0", "127.0.0.1:0"
+		cfg.Join, cfg.CAHash = c.members[0].URL(), hash
+		return Start(t.Context(), cfg)
+	}
+	if m, err := join("wrong", caHashOf(other.CACert)); err == nil {
+		m.Close()
+		t.Fatal("joined a cluster whose CA has another hash")
+	} else if !strings.Contains(err.Error(), "not joining it") {
+		t.Fatalf("want a clear refusal, got %v", err)
+	}
+	m, err := join("right", caHashOf(sec.CACert))
+	if err != nil {
+		t.Fatalf("join with the cluster CA's hash: %v", err)
+	}
+	defer m.Close()
+	c.waitMembers(2)
+}

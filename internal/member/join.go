@@ -2,8 +2,12 @@ package member
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -13,16 +17,25 @@ import (
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
-// fetchSecrets gets the cluster's shared secrets from the member at seed.
-// The joiner does not know the cluster CA yet, so this one call does not
-// verify the seed's certificate; the join token authenticates the joiner.
-// (Pinning the CA in the token comes with membership hardening.)
-func fetchSecrets(ctx context.Context, seed, token string) (secrets, error) {
-	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	defer c.CloseIdleConnections()
+// fetchSecrets gets the cluster's shared secrets from the member at seed;
+// the join token authenticates the joiner. With caHash ("sha256:<hex>" of
+// the cluster CA's certificate, as the members log it), the joiner first
+// takes the CA from the seed's hello, checks its hash, and then verifies
+// the seed with it before it sends the token. Without, it trusts the seed
+// it was told to join on first use (the token still goes over TLS).
+func fetchSecrets(ctx context.Context, seed, token, caHash string) (secrets, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	tc := &tls.Config{InsecureSkipVerify: true}
+	if caHash != "" {
+		pool, err := pinnedCA(ctx, seed, caHash)
+		if err != nil {
+			return secrets{}, err
+		}
+		tc = &tls.Config{RootCAs: pool}
+	}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
+	defer c.CloseIdleConnections()
 	var s secrets
 	for {
 		raw, err := raftstore.FetchSecrets(ctx, c, seed, token)
@@ -41,6 +54,41 @@ func fetchSecrets(ctx context.Context, seed, token string) (secrets, error) {
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// pinnedCA fetches the cluster CA from the seed's hello and returns it
+// once its hash is caHash.
+func pinnedCA(ctx context.Context, seed, caHash string) (*x509.CertPool, error) {
+	c := helloClient()
+	defer c.CloseIdleConnections()
+	for {
+		h, err := raftstore.FetchHello(ctx, c, seed)
+		if err == nil {
+			got := caHashOf([]byte(h.CA))
+			if h.CA == "" || got != caHash {
+				return nil, fmt.Errorf("member: %s presents cluster CA %s, not the %s given: not joining it", seed, got, caHash)
+			}
+			pool := x509.NewCertPool()
+			pool.AppendCertsFromPEM([]byte(h.CA))
+			return pool, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("member: fetch the cluster CA from %s: %w", seed, err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// caHashOf is "sha256:<hex>" of the first certificate in pemBytes ("" when
+// there is none).
+func caHashOf(pemBytes []byte) string {
+	block, _ := pem.Decode(pemBytes)
+	if block == nil {
+		return ""
+	}
+	sum := sha256.Sum256(block.Bytes)
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func certIPs(adv string, hostnames []string) []net.IP {

@@ -37,6 +37,9 @@ type Config struct {
 	// JoinToken authenticates a join. A member that bootstraps a cluster
 	// makes it the cluster's join token (a random one when empty).
 	JoinToken string
+	// CAHash ("sha256:<hex>"), when set, makes a first join verify the
+	// member it joins through against the cluster CA with that hash.
+	CAHash string
 	// AdminToken is the admin token of a cluster this member bootstraps (a
 	// random one when empty). Joiners receive the cluster's.
 	AdminToken string
@@ -159,6 +162,8 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err := m.startAPI(sec, apiTLS(pool, cert), peerTransport); err != nil {
 		return nil, err
 	}
+	m.log.Info("members join with --join "+m.url+" --join-token <"+filepath.Join(cfg.DataDir, "tls", "join-token")+
+		"> --ca-hash "+caHashOf(sec.CACert), "cluster", sec.clusterID())
 	if fresh && join != "" {
 		jctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		err := m.store.Join(jctx, join)
@@ -211,7 +216,7 @@ func (m *Member) secrets(ctx context.Context, fresh bool, join string) (secrets,
 	case join == "":
 		sec, err = newSecrets(m.cfg.AdminToken, m.cfg.JoinToken)
 	default:
-		sec, err = fetchSecrets(ctx, join, m.cfg.JoinToken)
+		sec, err = fetchSecrets(ctx, join, m.cfg.JoinToken, m.cfg.CAHash)
 	}
 	if err != nil {
 		return sec, err
@@ -225,7 +230,7 @@ func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificat
 	sc.Derive = api.Derive
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
 	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth(pool)
-	sc.JoinToken, sc.JoinSecrets, sc.ClusterID = sec.JoinToken, sec.marshal, sec.clusterID()
+	sc.JoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = sec.JoinToken, sec.marshal, sec.clusterID(), sec.CACert
 	sc.Logger = m.cfg.Logger // the store adds member=<id> itself
 	var err error
 	m.store, err = raftstore.Open(sc)

@@ -76,6 +76,9 @@ type Config struct {
 	// unauthenticated hello endpoint reports it, so that a member can tell
 	// a fresh peer from one of another cluster.
 	ClusterID string
+	// ClusterCA is the cluster CA's certificate (PEM), which hello hands
+	// out.
+	ClusterCA []byte
 
 	// RaftLogLevel is hashicorp/raft's own log level (trace, debug, info,
 	// warn, error, off); its lines go to Logger.

@@ -61,10 +61,13 @@ type Hello struct {
 	ID string `json:"id"`
 	// ClusterID is empty while the member belongs to no cluster yet.
 	ClusterID string `json:"clusterID"`
+	// CA is the cluster CA's certificate (PEM; public): a joiner that was
+	// given the CA's hash checks it, then verifies the member with it.
+	CA string `json:"ca,omitempty"`
 }
 
 func (s *Store) serveHello(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, Hello{ID: s.cfg.ID, ClusterID: s.cfg.ClusterID})
+	writeJSON(w, Hello{ID: s.cfg.ID, ClusterID: s.cfg.ClusterID, CA: string(s.cfg.ClusterCA)})
 }
 
 func (s *Store) serveReadIndex(w http.ResponseWriter, r *http.Request) {
