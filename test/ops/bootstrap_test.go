@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Issue 6, acceptance 1: three member processes started with
@@ -91,7 +92,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 	}
 	// one cluster: every member holds the same CA and sees the same three
 	for i, p := range procs {
-		eventually(t, 30*time.Second, func() error {
+		membertest.Eventually(t, 30*time.Second, func() error {
 			if got := ids(members(p.url)); !slices.Equal(got, []string{"node-0", "node-1", "node-2"}) {
 				return fmt.Errorf("%s sees %v", p.id, got)
 			}
@@ -116,7 +117,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 	}
 
 	fourth := startNode(t, bin, "node-3", filepath.Join(base, "3"), "--join", follower.url, "--join-token", token)
-	eventually(t, 30*time.Second, func() error {
+	membertest.Eventually(t, 30*time.Second, func() error {
 		if got := ids(members(fourth.url)); len(got) != 4 {
 			return fmt.Errorf("members %v", got)
 		}
@@ -130,7 +131,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 	}
 
 	// ctl status -o json agrees with each member's own status
-	eventually(t, 30*time.Second, func() error {
+	membertest.Eventually(t, 30*time.Second, func() error {
 		out, err := ctlRun(follower.url, "status", "-o", "json")
 		if err != nil {
 			return fmt.Errorf("ctl status: %v", err)

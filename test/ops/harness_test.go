@@ -211,19 +211,3 @@ func (p *proc) signal(sig syscall.Signal) {
 		p.t.Fatalf("signal %s: %v", p.id, err)
 	}
 }
-
-// eventually polls f every 50 ms until it returns nil or d passes.
-func eventually(t *testing.T, d time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not true after %v: %v", d, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}

@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Issue 6, acceptance 2: a follower paused (SIGSTOP) under write load until
@@ -59,7 +60,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 		return st, err
 	}
 	var leader, follower *proc
-	eventually(t, 30*time.Second, func() error {
+	membertest.Eventually(t, 30*time.Second, func() error {
 		leader, follower = nil, nil
 		for _, p := range procs {
 			st, err := status(p)
@@ -109,7 +110,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 
 	// the leader compacted what the follower misses, and shows it lagging
 	var lag member.MemberLag
-	eventually(t, 30*time.Second, func() error {
+	membertest.Eventually(t, 30*time.Second, func() error {
 		st, err := status(leader)
 		if err != nil {
 			return err
@@ -183,7 +184,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Error("the resumed follower's watch went on")
 	}
-	eventually(t, 30*time.Second, func() error {
+	membertest.Eventually(t, 30*time.Second, func() error {
 		code, err := follower.get(ctx, admin, "/readyz", nil)
 		if err != nil || code != http.StatusOK {
 			return fmt.Errorf("/readyz %d %v", code, err)
