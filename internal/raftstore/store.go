@@ -121,7 +121,7 @@ func (s *Store) openRaft() error {
 	if err != nil {
 		return fmt.Errorf("raftstore: log cache: %w", err)
 	}
-	s.raft, err = raft.NewRaft(rc, s.fsm, logs, bolt, snaps, s.trans)
+	s.raft, err = raft.NewRaft(rc, s.fsm, logs, bolt, snaps, noPipeline{s.trans})
 	if err != nil {
 		return fmt.Errorf("raftstore: start raft: %w", err)
 	}

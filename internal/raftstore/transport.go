@@ -58,3 +58,20 @@ func (t *tlsStream) Dial(address raft.ServerAddress, timeout time.Duration) (net
 	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: t.cfg}
 	return d.Dial("tcp", string(address))
 }
+
+// noPipeline is Raft's transport without pipelined replication: Raft then
+// sends a follower one AppendEntries at a time (each carrying up to
+// MaxAppendEntries entries). hashicorp/raft v1.7.3's pipeline can deadlock
+// a leader's replication goroutine for good, and with it the member's
+// shutdown: once the pipeline's decoder stops (a response with a newer
+// term, after a leadership transfer or an election, or a failed append),
+// nothing drains its responses, so the next pipelined send blocks on a
+// channel nobody reads, and pipelineReplicate never gets to close the
+// pipeline. With two RPCs in flight (its default) the pipeline gains
+// little over batching anyway (hashicorp/raft#541).
+type noPipeline struct{ *raft.NetworkTransport }
+
+// AppendEntriesPipeline makes Raft fall back to one RPC at a time.
+func (noPipeline) AppendEntriesPipeline(raft.ServerID, raft.ServerAddress) (raft.AppendPipeline, error) {
+	return nil, raft.ErrPipelineReplicationNotSupported
+}
