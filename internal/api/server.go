@@ -1,6 +1,8 @@
 package api
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+
 	"crypto/subtle"
 	"errors"
 	"log/slog"
@@ -24,6 +26,11 @@ type Config struct {
 	// Admin serves /admin/ (what `ctl` calls) to requests that carry the
 	// admin token. Optional.
 	Admin http.Handler
+	// MetricsHandler serves /metrics (the member's registry) to requests
+	// that carry the admin token. Optional.
+	MetricsHandler http.Handler
+	// Metrics is where the API registers its collectors (nil: none).
+	Metrics prometheus.Registerer
 	// PeerTransport reaches other members' APIs (write forwarding); it must
 	// trust their serving certificates.
 	PeerTransport http.RoundTripper
@@ -124,6 +131,9 @@ func (s *Server) routes(mux *http.ServeMux) error {
 	}
 	if s.cfg.Admin != nil {
 		mux.Handle("/admin/", s.cfg.Admin)
+	}
+	if s.cfg.MetricsHandler != nil {
+		mux.Handle("GET /metrics", s.cfg.MetricsHandler)
 	}
 	schemas := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.refreshCRDs(r.Context())

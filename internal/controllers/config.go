@@ -1,6 +1,8 @@
 package controllers
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+
 	"errors"
 	"log/slog"
 	"net/http"
@@ -77,7 +79,9 @@ type Options struct {
 	Resources Resources
 	// RootCA is the cluster CA certificate (PEM) the root CA publisher puts in every namespace.
 	RootCA []byte
-	Logger *slog.Logger
+	// Metrics is the member's registry (nil: no metrics).
+	Metrics prometheus.Registerer
+	Logger  *slog.Logger
 }
 
 func (o *Options) validate() error {

@@ -1,6 +1,8 @@
 package member
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -97,6 +99,7 @@ type Member struct {
 	url        string
 	kubeconfig string
 	version    string // what /version reports
+	metrics    *prometheus.Registry
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 }
@@ -112,7 +115,7 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := &Member{cfg: cfg, log: cfg.Logger.With("member", cfg.ID)}
+	m := &Member{cfg: cfg, log: cfg.Logger.With("member", cfg.ID), metrics: newRegistry()}
 	defer func() {
 		if err != nil {
 			m.Close()
@@ -174,7 +177,7 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}
 	if m.ctrl, err = controllers.New(controllers.Options{Config: cfg.Controllers, Store: m.store,
 		Leadership: m.store, API: m.api.LocalOnly(), Token: sec.Token, Resources: m.servedResources,
-		RootCA: sec.CACert, Logger: m.log}); err != nil {
+		RootCA: sec.CACert, Metrics: m.metrics, Logger: m.log}); err != nil {
 		return nil, err
 	}
 	bctx, cancel := context.WithCancel(context.Background())
@@ -231,6 +234,7 @@ func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificat
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
 	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth(pool)
 	sc.JoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = sec.JoinToken, sec.marshal, sec.clusterID(), sec.CACert
+	sc.Metrics = m.metrics
 	sc.Logger = m.cfg.Logger // the store adds member=<id> itself
 	var err error
 	m.store, err = raftstore.Open(sc)
@@ -241,6 +245,7 @@ func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) err
 	ac := api.DefaultConfig()
 	ac.Token, ac.Internal, ac.PeerTransport, ac.Logger = sec.Token, m.store.InternalHandler(), rt, m.log
 	ac.Admin = m.adminHandler()
+	ac.MetricsHandler, ac.Metrics = metricsHandler(m.metrics), m.metrics
 	m.version = ac.GitVersion
 	var err error
 	if m.api, err = api.New(ac, m.store); err != nil {

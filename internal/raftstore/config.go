@@ -1,6 +1,8 @@
 package raftstore
 
 import (
+	"github.com/prometheus/client_golang/prometheus"
+
 	"crypto/tls"
 	"errors"
 	"log/slog"
@@ -79,6 +81,9 @@ type Config struct {
 	// ClusterCA is the cluster CA's certificate (PEM), which hello hands
 	// out.
 	ClusterCA []byte
+
+	// Metrics is where the store registers its collectors (nil: none).
+	Metrics prometheus.Registerer
 
 	// RaftLogLevel is hashicorp/raft's own log level (trace, debug, info,
 	// warn, error, off); its lines go to Logger.
