@@ -161,3 +161,53 @@ func TestBootstrapExpect(t *testing.T) {
 		t.Fatalf("want a clear refusal, got: %v", err)
 	}
 }
+
+// Members advertised by DNS name (what a StatefulSet's stable names give):
+// their certificates carry the names, Raft's configuration keeps them (it
+// outlives pod IPs), and they form a cluster.
+func TestAdvertisedNames(t *testing.T) {
+	goroutines := runtime.NumGoroutine()
+	api, raftAddrs := freeAddrs(t, 2), freeAddrs(t, 2)
+	name := func(addr string) string { _, port, _ := net.SplitHostPort(addr); return "localhost:" + port }
+	var members []*Member
+	defer func() {
+		for _, m := range members {
+			m.Close()
+		}
+		checkGoroutines(t, goroutines)
+	}()
+	for i := range 2 {
+		cfg := DefaultConfig()
+		cfg.ID, cfg.DataDir = fmt.Sprintf("n%d", i), filepath.Join(t.TempDir(), "d")
+		cfg.APIAddr, cfg.APIAdvertise = api[i], name(api[i])
+		cfg.Store.RaftAddr, cfg.Store.RaftAdvertise = raftAddrs[i], name(raftAddrs[i])
+		cfg.Logger, cfg.JoinToken = slog.New(slog.NewTextHandler(io.Discard, nil)), testJoinToken
+		fastStore(&cfg)
+		if i > 0 {
+			cfg.Join = members[0].URL()
+		}
+		m, err := Start(t.Context(), cfg)
+		if err != nil {
+			t.Fatalf("start %s: %v", cfg.ID, err)
+		}
+		members = append(members, m)
+	}
+	eventually(t, 20*time.Second, func() error {
+		ms, err := members[0].Store().Members()
+		if err != nil {
+			return err
+		}
+		if len(ms) != 2 {
+			return fmt.Errorf("members %+v", ms)
+		}
+		for _, m := range ms {
+			if !strings.HasPrefix(m.RaftAddr, "localhost:") || !strings.HasPrefix(m.APIURL, "https://localhost:") {
+				return fmt.Errorf("member %+v is not known by name", m)
+			}
+		}
+		if !members[1].Store().Ready() {
+			return fmt.Errorf("the joiner is not ready")
+		}
+		return nil
+	})
+}

@@ -106,8 +106,16 @@ func certIPs(adv string, hostnames []string) []net.IP {
 	return ips
 }
 
-func certNames(hostnames []string) []string {
+// certNames are the serving certificate's DNS names: localhost, the
+// host of each advertised address that is a name (a StatefulSet's stable
+// name), and the extra hostnames.
+func certNames(hostnames []string, advertised ...string) []string {
 	names := []string{"localhost"}
+	for _, a := range advertised {
+		if host, _, err := net.SplitHostPort(a); err == nil && host != "" && net.ParseIP(host) == nil {
+			names = append(names, host)
+		}
+	}
 	for _, h := range hostnames {
 		if net.ParseIP(h) == nil {
 			names = append(names, h)

@@ -153,7 +153,7 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err != nil {
 		return nil, err
 	}
-	cert, err := sec.memberCert(cfg.ID, certIPs(adv, m.cfg.Hostnames), certNames(m.cfg.Hostnames))
+	cert, err := sec.memberCert(cfg.ID, certIPs(adv, m.cfg.Hostnames), certNames(m.cfg.Hostnames, adv, cfg.Store.RaftAdvertise))
 	if err != nil {
 		return nil, err
 	}

@@ -14,15 +14,26 @@ import (
 // newTransport returns Raft's network transport: over TLS when the config
 // has RaftTLS (what members use), over plain TCP otherwise.
 func (s *Store) newTransport(hl hclog.Logger) (*raft.NetworkTransport, error) {
+	if s.cfg.RaftTLS == nil {
+		var adv net.Addr
+		if s.cfg.RaftAdvertise != "" {
+			var err error
+			if adv, err = net.ResolveTCPAddr("tcp", s.cfg.RaftAdvertise); err != nil {
+				return nil, fmt.Errorf("advertise address: %w", err)
+			}
+		}
+		return raft.NewTCPTransportWithLogger(s.cfg.RaftAddr, adv, 3, 10*time.Second, hl)
+	}
+	// Over TLS the advertised address stays as given: a DNS name (a
+	// StatefulSet's stable name) is resolved when a peer dials, so the
+	// Raft configuration outlives pod IPs.
 	var adv net.Addr
 	if s.cfg.RaftAdvertise != "" {
-		var err error
-		if adv, err = net.ResolveTCPAddr("tcp", s.cfg.RaftAdvertise); err != nil {
-			return nil, fmt.Errorf("advertise address: %w", err)
+		host, _, err := net.SplitHostPort(s.cfg.RaftAdvertise)
+		if err != nil || host == "" {
+			return nil, fmt.Errorf("advertise address %q: want host:port", s.cfg.RaftAdvertise)
 		}
-	}
-	if s.cfg.RaftTLS == nil {
-		return raft.NewTCPTransportWithLogger(s.cfg.RaftAddr, adv, 3, 10*time.Second, hl)
+		adv = advertised(s.cfg.RaftAdvertise)
 	}
 	ln, err := net.Listen("tcp", s.cfg.RaftAddr)
 	if err != nil {
@@ -30,15 +41,22 @@ func (s *Store) newTransport(hl hclog.Logger) (*raft.NetworkTransport, error) {
 	}
 	if adv == nil {
 		adv = ln.Addr()
-	}
-	if ip := adv.(*net.TCPAddr).IP; ip == nil || ip.IsUnspecified() {
-		ln.Close()
-		return nil, errors.New("listening on an unspecified address needs an advertise address")
+		if ip := ln.Addr().(*net.TCPAddr).IP; ip == nil || ip.IsUnspecified() {
+			ln.Close()
+			return nil, errors.New("listening on an unspecified address needs an advertise address")
+		}
 	}
 	stream := &tlsStream{Listener: tls.NewListener(ln, s.cfg.RaftTLS), adv: adv, cfg: s.cfg.RaftTLS}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3,
 		Timeout: 10 * time.Second, Logger: hl}), nil
 }
+
+// advertised is an address as given (host:port, the host possibly a DNS
+// name).
+type advertised string
+
+func (a advertised) Network() string { return "tcp" }
+func (a advertised) String() string  { return string(a) }
 
 // tlsStream is Raft's stream layer over TLS: it accepts and dials TLS
 // connections with one config, which authenticates the other member in
