@@ -50,8 +50,15 @@ func run(args []string) error {
 	}
 	fmt.Printf("litek8s member %s serving %s (raft %s)\n", cfg.ID, m.URL(), m.Store().RaftAddr())
 	fmt.Printf("kubeconfig: %s\n", m.Kubeconfig())
+	stopLabel := func() {}
+	if key := v.GetString("leader-label"); key != "" {
+		if stopLabel, err = startPodLabel(ctx, key, m, cfg.Logger); err != nil {
+			return errors.Join(fmt.Errorf("leader-label: %w", err), m.Close())
+		}
+	}
 	<-ctx.Done()
 	cfg.Logger.Info("shutting down")
+	stopLabel() // the Pod says "not leader" before the member hands leadership over
 	return m.Close()
 }
 
@@ -83,6 +90,7 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.Uint64("resync-lag-entries", def.Store.ResyncLagEntries, "a follower lagging more entries than this is told to resync (0: never)")
 	fs.Duration("commit-timeout", def.Store.CommitTimeout,
 		"longest a follower waits to learn a commit when no write follows (lower: faster watches on followers, more idle traffic)")
+	fs.String("leader-label", "", "in Kubernetes: label this member's own Pod KEY=true while it leads (needs POD_NAMESPACE, POD_NAME and RBAC to patch it)")
 	fs.Int("simulated-nodes", def.Controllers.Scheduling.SimNodes.Count,
 		"simulated nodes the leader registers and runs pods on (sim-node-0, ...; 0: none)")
 	if err := fs.Parse(args); err != nil {
