@@ -16,6 +16,7 @@ import (
 
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
+	"github.com/litek8s/litek8s/test/proc"
 )
 
 // Issue 6, acceptance 1: three member processes started with
@@ -26,7 +27,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 4 member processes")
 	}
-	bin, ctl := buildNode(t), buildCtl(t)
+	bin, ctl := proc.Build(t, "cmd/node"), proc.Build(t, "cmd/ctl")
 	base := t.TempDir()
 	// the members must know each other's API addresses before they start:
 	// ports free a moment ago
@@ -41,7 +42,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 		ln.Close()
 	}
 	const token = "ops-join-token"
-	procs := make([]*proc, 3)
+	procs := make([]*proc.Proc, 3)
 	errs := make([]error, 3)
 	order := rand.Perm(3)
 	t.Logf("start order %v", order)
@@ -51,7 +52,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			time.Sleep(time.Duration(k) * 400 * time.Millisecond)
-			procs[i], errs[i] = launch(t, bin, fmt.Sprintf("node-%d", i), filepath.Join(base, fmt.Sprint(i)), addrs[i],
+			procs[i], errs[i] = proc.Start(t, bin, fmt.Sprintf("node-%d", i), filepath.Join(base, fmt.Sprint(i)), addrs[i], "127.0.0.1:0",
 				"--bootstrap-expect", "3", "--peers", strings.Join(peers, ","), "--join-token", token)
 		}()
 	}
@@ -61,7 +62,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	kubeconfig := filepath.Join(procs[0].dir, "data", "kubeconfig")
+	kubeconfig := filepath.Join(procs[0].Dir, "data", "kubeconfig")
 	ctlRun := func(server string, args ...string) ([]byte, error) {
 		args = append([]string{"--kubeconfig", kubeconfig, "--server", server}, args...)
 		out, err := exec.CommandContext(t.Context(), ctl, args...).Output()
@@ -93,21 +94,21 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 	// one cluster: every member holds the same CA and sees the same three
 	for i, p := range procs {
 		membertest.Eventually(t, 30*time.Second, func() error {
-			if got := ids(members(p.url)); !slices.Equal(got, []string{"node-0", "node-1", "node-2"}) {
-				return fmt.Errorf("%s sees %v", p.id, got)
+			if got := ids(members(p.URL)); !slices.Equal(got, []string{"node-0", "node-1", "node-2"}) {
+				return fmt.Errorf("%s sees %v", p.ID, got)
 			}
 			return nil
 		})
-		ca, err := os.ReadFile(filepath.Join(p.dir, "data", "tls", "ca.crt"))
-		first, _ := os.ReadFile(filepath.Join(procs[0].dir, "data", "tls", "ca.crt"))
+		ca, err := os.ReadFile(filepath.Join(p.Dir, "data", "tls", "ca.crt"))
+		first, _ := os.ReadFile(filepath.Join(procs[0].Dir, "data", "tls", "ca.crt"))
 		if err != nil || string(ca) != string(first) {
 			t.Fatalf("member %d has another CA (%v)", i, err)
 		}
 	}
-	var follower *proc
-	for _, m := range members(procs[0].url) {
+	var follower *proc.Proc
+	for _, m := range members(procs[0].URL) {
 		for _, p := range procs {
-			if p.id == m.ID && !m.Leader && follower == nil {
+			if p.ID == m.ID && !m.Leader && follower == nil {
 				follower = p
 			}
 		}
@@ -116,23 +117,23 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 		t.Fatal("no follower")
 	}
 
-	fourth := startNode(t, bin, "node-3", filepath.Join(base, "3"), "--join", follower.url, "--join-token", token)
+	fourth := proc.MustStart(t, bin, "node-3", filepath.Join(base, "3"), "127.0.0.1:0", "127.0.0.1:0", "--join", follower.URL, "--join-token", token)
 	membertest.Eventually(t, 30*time.Second, func() error {
-		if got := ids(members(fourth.url)); len(got) != 4 {
+		if got := ids(members(fourth.URL)); len(got) != 4 {
 			return fmt.Errorf("members %v", got)
 		}
 		return nil
 	})
-	if out, err := ctlRun(follower.url, "members", "remove", "node-3"); err != nil {
+	if out, err := ctlRun(follower.URL, "members", "remove", "node-3"); err != nil {
 		t.Fatalf("ctl members remove node-3 through a follower: %v: %s", err, out)
 	}
-	if got := ids(members(procs[0].url)); !slices.Equal(got, []string{"node-0", "node-1", "node-2"}) {
+	if got := ids(members(procs[0].URL)); !slices.Equal(got, []string{"node-0", "node-1", "node-2"}) {
 		t.Fatalf("members after the removal: %v", got)
 	}
 
 	// ctl status -o json agrees with each member's own status
 	membertest.Eventually(t, 30*time.Second, func() error {
-		out, err := ctlRun(follower.url, "status", "-o", "json")
+		out, err := ctlRun(follower.URL, "status", "-o", "json")
 		if err != nil {
 			return fmt.Errorf("ctl status: %v", err)
 		}
@@ -150,9 +151,9 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 		}
 		leaders := 0
 		for _, m := range st.Members {
-			var p *proc
+			var p *proc.Proc
 			for _, q := range procs {
-				if q.id == m.ID {
+				if q.ID == m.ID {
 					p = q
 				}
 			}
@@ -160,7 +161,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 				return fmt.Errorf("ctl status: member %s: %+v", m.ID, m.Status)
 			}
 			var own member.Status
-			if _, err := p.get(t.Context(), p.rest, "/admin/v1/status", &own); err != nil {
+			if _, err := p.Get(t.Context(), p.REST, "/admin/v1/status", &own); err != nil {
 				return err
 			}
 			c, o := *m.Status, own

@@ -24,6 +24,7 @@ import (
 
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
+	"github.com/litek8s/litek8s/test/proc"
 )
 
 // Issue 6, acceptance 2: a follower paused (SIGSTOP) under write load until
@@ -35,31 +36,31 @@ func TestPausedFollowerResyncs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 3 member processes")
 	}
-	bin, ctl := buildNode(t), buildCtl(t)
+	bin, ctl := proc.Build(t, "cmd/node"), proc.Build(t, "cmd/ctl")
 	base := t.TempDir()
 	flags := []string{"--snapshot-threshold", "100", "--trailing-logs", "50", "--snapshot-interval", "300ms",
 		"--resync-lag-entries", "200", "--log-level", "info"}
-	n1 := startNode(t, bin, "node-1", filepath.Join(base, "n1"), flags...)
-	tok, err := os.ReadFile(filepath.Join(n1.dir, "data", "tls", "join-token"))
+	n1 := proc.MustStart(t, bin, "node-1", filepath.Join(base, "n1"), "127.0.0.1:0", "127.0.0.1:0", flags...)
+	tok, err := os.ReadFile(filepath.Join(n1.Dir, "data", "tls", "join-token"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	join := append([]string{"--join", n1.url, "--join-token", string(tok)}, flags...)
-	procs := []*proc{n1,
-		startNode(t, bin, "node-2", filepath.Join(base, "n2"), join...),
-		startNode(t, bin, "node-3", filepath.Join(base, "n3"), join...)}
-	admin := n1.rest
+	join := append([]string{"--join", n1.URL, "--join-token", string(tok)}, flags...)
+	procs := []*proc.Proc{n1,
+		proc.MustStart(t, bin, "node-2", filepath.Join(base, "n2"), "127.0.0.1:0", "127.0.0.1:0", join...),
+		proc.MustStart(t, bin, "node-3", filepath.Join(base, "n3"), "127.0.0.1:0", "127.0.0.1:0", join...)}
+	admin := n1.REST
 	ctx := t.Context()
 
-	status := func(p *proc) (member.Status, error) {
+	status := func(p *proc.Proc) (member.Status, error) {
 		var st member.Status
-		code, err := p.get(ctx, admin, "/admin/v1/status", &st)
+		code, err := p.Get(ctx, admin, "/admin/v1/status", &st)
 		if err == nil && code != http.StatusOK {
-			err = fmt.Errorf("status of %s: HTTP %d", p.id, code)
+			err = fmt.Errorf("status of %s: HTTP %d", p.ID, code)
 		}
 		return st, err
 	}
-	var leader, follower *proc
+	var leader, follower *proc.Proc
 	membertest.Eventually(t, 30*time.Second, func() error {
 		leader, follower = nil, nil
 		for _, p := range procs {
@@ -68,7 +69,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 				return err
 			}
 			if !st.Ready {
-				return fmt.Errorf("%s not ready", p.id)
+				return fmt.Errorf("%s not ready", p.ID)
 			}
 			if st.Role == "Leader" {
 				leader = p
@@ -81,7 +82,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 		}
 		return nil
 	})
-	lcs, fcs := leader.clientset(admin), follower.clientset(admin)
+	lcs, fcs := leader.Clientset(admin), follower.Clientset(admin)
 	if _, err := lcs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lag"}},
 		metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -103,9 +104,9 @@ func TestPausedFollowerResyncs(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	follower.signal(syscall.SIGSTOP)
+	follower.Signal(syscall.SIGSTOP)
 	paused := time.Now()
-	t.Logf("paused %s at applied index %d; %s leads", follower.id, before.AppliedIndex, leader.id)
+	t.Logf("paused %s at applied index %d; %s leads", follower.ID, before.AppliedIndex, leader.ID)
 	acked := writeConfigMaps(t, ctx, lcs, "lag", 1000)
 
 	// the leader compacted what the follower misses, and shows it lagging
@@ -119,23 +120,23 @@ func TestPausedFollowerResyncs(t *testing.T) {
 			return fmt.Errorf("leader's latest snapshot at %d, the paused follower applied %d", st.SnapshotIndex, before.AppliedIndex)
 		}
 		var lags member.LagList
-		if _, err := leader.get(ctx, admin, "/admin/v1/lag", &lags); err != nil {
+		if _, err := leader.Get(ctx, admin, "/admin/v1/lag", &lags); err != nil {
 			return err
 		}
 		for _, l := range lags.Members {
-			if l.ID == follower.id {
+			if l.ID == follower.ID {
 				lag = l
 			}
 		}
 		if lag.Entries < 1000 || lag.Seconds <= 0 {
-			return fmt.Errorf("leader's lag of %s: %+v", follower.id, lag)
+			return fmt.Errorf("leader's lag of %s: %+v", follower.ID, lag)
 		}
 		return nil
 	})
-	t.Logf("leader: %s lags %d entries, %.1fs", follower.id, lag.Entries, lag.Seconds)
+	t.Logf("leader: %s lags %d entries, %.1fs", follower.ID, lag.Entries, lag.Seconds)
 	// ctl status says so too, and fails: the paused member does not answer
-	out, err := exec.CommandContext(ctx, ctl, "--kubeconfig", filepath.Join(n1.dir, "data", "kubeconfig"),
-		"--server", leader.url, "status", "-o", "json").Output()
+	out, err := exec.CommandContext(ctx, ctl, "--kubeconfig", filepath.Join(n1.Dir, "data", "kubeconfig"),
+		"--server", leader.URL, "status", "-o", "json").Output()
 	var st struct {
 		Members []struct {
 			ID         string            `json:"id"`
@@ -147,7 +148,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 		t.Fatalf("ctl status with a paused member: %v (want exit 1), %v: %s", err, jerr, out)
 	}
 	for _, m := range st.Members {
-		if m.ID == follower.id && (m.LeaderView == nil || m.LeaderView.Entries < 1000 || m.Error == "") {
+		if m.ID == follower.ID && (m.LeaderView == nil || m.LeaderView.Entries < 1000 || m.Error == "") {
 			t.Errorf("ctl status of the paused member: %+v", m)
 		}
 	}
@@ -155,10 +156,10 @@ func TestPausedFollowerResyncs(t *testing.T) {
 	// a follower is ready for 2 s after the leader last said it was caught
 	// up (raftstore's caughtUp): pause it longer than that
 	time.Sleep(time.Until(paused.Add(3 * time.Second)))
-	follower.signal(syscall.SIGCONT)
+	follower.Signal(syscall.SIGCONT)
 	resumed := time.Now()
 	// not ready at once: the leader has not said it caught up since
-	if code, err := follower.get(ctx, admin, "/readyz", nil); err != nil || code == http.StatusOK {
+	if code, err := follower.Get(ctx, admin, "/readyz", nil); err != nil || code == http.StatusOK {
 		t.Errorf("resumed follower's /readyz: %d %v, want not ready", code, err)
 	}
 	// a consistent read through it is never stale
@@ -185,7 +186,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 		t.Error("the resumed follower's watch went on")
 	}
 	membertest.Eventually(t, 30*time.Second, func() error {
-		code, err := follower.get(ctx, admin, "/readyz", nil)
+		code, err := follower.Get(ctx, admin, "/readyz", nil)
 		if err != nil || code != http.StatusOK {
 			return fmt.Errorf("/readyz %d %v", code, err)
 		}
@@ -202,7 +203,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 	}
 	// Which came first decides whether the leader had to tell it: the
 	// snapshot install (which ends the watches itself) or its lag report.
-	log, _ := os.ReadFile(filepath.Join(follower.dir, "err.log"))
+	log, _ := os.ReadFile(filepath.Join(follower.Dir, "err.log"))
 	t.Logf("told to resync: %v", strings.Contains(string(log), "resyncing"))
 }
 
