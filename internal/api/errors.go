@@ -65,7 +65,9 @@ func availabilityErr(err error) error {
 	case errors.Is(err, kv.ErrExpired):
 		return apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
 	case errors.Is(err, kv.ErrUnknownOutcome):
-		return apierrors.NewServerTimeout(schemaNone, "write", 1)
+		// No Retry-After: client-go would resend the write by itself, and a
+		// create that was committed after all would come back 409.
+		return apierrors.NewServerTimeout(schemaNone, "write", 0)
 	case errors.Is(err, kv.ErrNoLeader), errors.Is(err, kv.ErrNotLeader), errors.Is(err, kv.ErrClosed):
 		// Retry-After: 1 makes client-go (kubectl, Helm, controllers) retry
 		// by itself, so an election is invisible to clients.

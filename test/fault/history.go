@@ -40,7 +40,8 @@ type Event struct {
 	Type string // ADDED, MODIFIED, DELETED, ERROR
 	Key  string
 	RV   uint64
-	Code int // for ERROR: the Status code (410 Expired)
+	Code int    // for ERROR: the Status code (410 Expired)
+	Msg  string // for ERROR: the Status message
 }
 
 // Watch is what one watcher saw, from its start revision.
@@ -183,7 +184,7 @@ func checkWatch(w *Watch, final State) []string {
 	for _, ev := range w.Events {
 		if ev.Type == "ERROR" {
 			if ev.Code != 410 {
-				bad = append(bad, fmt.Sprintf("watch on %s from %d: ERROR %d", w.Member, w.From, ev.Code))
+				bad = append(bad, fmt.Sprintf("watch on %s from %d: ERROR %d %s", w.Member, w.From, ev.Code, ev.Msg))
 			}
 			return bad // ended with 410: the client relists, nothing is lost
 		}

@@ -1,0 +1,341 @@
+package fault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/membertest"
+	"github.com/litek8s/litek8s/test/proc"
+)
+
+// profile is how hard the suite pushes.
+type profile struct {
+	members int
+	hold    time.Duration // how long each fault lasts
+	between time.Duration // writes between faults
+	faults  []string
+}
+
+// The short profile runs in CI; LITEK8S_FAULT_PROFILE=long runs the long
+// one by hand:
+//
+//	LITEK8S_FAULT_PROFILE=long go test -run TestFaults -v -timeout 60m ./test/fault/
+var profiles = map[string]profile{
+	"short": {members: 3, hold: 3 * time.Second, between: 2 * time.Second,
+		faults: []string{"kill-leader", "kill-follower", "pause-leader"}},
+	"long": {members: 5, hold: 60 * time.Second, between: 20 * time.Second,
+		faults: []string{"kill-leader", "kill-follower", "kill-two", "pause-leader", "pause-follower", "kill-leader", "pause-leader"}},
+}
+
+const namespace = "fault"
+
+// cluster is the suite's member processes and their addresses (kept for
+// restarts).
+type cluster struct {
+	t     *testing.T
+	bin   string
+	base  string
+	flags []string
+	procs []*proc.Proc
+	admin *proc.Proc // whose kubeconfig holds the admin credentials
+}
+
+func TestFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills and pauses member processes")
+	}
+	name := os.Getenv("LITEK8S_FAULT_PROFILE")
+	if name == "" {
+		name = "short"
+	}
+	prof, found := profiles[name]
+	if !found {
+		t.Fatalf("LITEK8S_FAULT_PROFILE=%s: want short or long", name)
+	}
+	c := startCluster(t, prof.members)
+	ctx := t.Context()
+	if _, err := c.client(0).CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h := &History{}
+	wctx, stopLoad := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := range c.procs {
+		c.watch(wctx, &wg, h, i)
+		for w := range 2 {
+			c.write(wctx, &wg, h, i, fmt.Sprintf("c%d%c", i, 'a'+w))
+		}
+	}
+	for n, fault := range prof.faults {
+		time.Sleep(prof.between)
+		t.Logf("fault %d: %s for %v", n+1, fault, prof.hold)
+		c.inject(fault, prof.hold)
+		c.waitHealthy(60 * time.Second)
+	}
+	time.Sleep(prof.between)
+	stopLoad()
+	wg.Wait()
+
+	states := c.converge(60 * time.Second)
+	ok, failed, unknown := h.Counts()
+	t.Logf("checked %d operations: %d acknowledged, %d refused, %d with an unknown outcome; %d watches",
+		ok+failed+unknown, ok, failed, unknown, len(h.watches))
+	if ok == 0 {
+		t.Fatal("no write was acknowledged")
+	}
+	if bad := h.Check(states); len(bad) > 0 {
+		if len(bad) > 40 {
+			bad = append(bad[:40], fmt.Sprintf("... %d more", len(bad)-40))
+		}
+		t.Errorf("%d violations:\n%s\nhistory:\n%s", len(bad), strings.Join(bad, "\n"), truncate(h.Dump(), 20000))
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// startCluster starts n members: the first bootstraps, the others join it.
+func startCluster(t *testing.T, n int) *cluster {
+	c := &cluster{t: t, bin: proc.Build(t, "cmd/node"), base: t.TempDir(),
+		flags: []string{"--join-token", "fault-join-token", "--log-level", "info"}}
+	for i := range n {
+		args := c.flags
+		if i > 0 {
+			args = append([]string{"--join", c.procs[0].URL}, args...)
+		}
+		c.procs = append(c.procs, proc.MustStart(t, c.bin, fmt.Sprintf("node-%d", i), filepath.Join(c.base, strconv.Itoa(i)),
+			"127.0.0.1:0", "127.0.0.1:0", args...))
+	}
+	c.admin = c.procs[0]
+	c.waitHealthy(60 * time.Second)
+	return c
+}
+
+func (c *cluster) client(i int) kubernetes.Interface {
+	cs := c.procs[i].Clientset(c.admin.REST)
+	return cs
+}
+
+// status asks member i for its own status.
+func (c *cluster) status(i int) (member.Status, error) {
+	var st member.Status
+	code, err := c.procs[i].Get(c.t.Context(), c.admin.REST, "/admin/v1/status", &st)
+	if err == nil && code != 200 {
+		err = fmt.Errorf("HTTP %d", code)
+	}
+	return st, err
+}
+
+// waitHealthy waits until every member is ready and one leads.
+func (c *cluster) waitHealthy(d time.Duration) {
+	membertest.Eventually(c.t, d, func() error {
+		leaders := 0
+		for i := range c.procs {
+			st, err := c.status(i)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.procs[i].ID, err)
+			}
+			if !st.Ready {
+				return fmt.Errorf("%s not ready", c.procs[i].ID)
+			}
+			if st.Role == "Leader" {
+				leaders++
+			}
+		}
+		if leaders != 1 {
+			return fmt.Errorf("%d leaders", leaders)
+		}
+		return nil
+	})
+}
+
+func (c *cluster) leader() int {
+	for i := range c.procs {
+		if st, err := c.status(i); err == nil && st.Role == "Leader" {
+			return i
+		}
+	}
+	c.t.Fatal("no leader")
+	return -1
+}
+
+// restart starts member i again from its data dir on its addresses.
+func (c *cluster) restart(i int) {
+	p := c.procs[i]
+	c.procs[i] = proc.MustStart(c.t, c.bin, p.ID, p.Dir, p.APIAddr(), p.RaftAddr, c.flags...)
+	if p == c.admin {
+		c.admin = c.procs[i]
+	}
+}
+
+// inject makes one fault happen for hold, then heals it.
+func (c *cluster) inject(fault string, hold time.Duration) {
+	l := c.leader()
+	f := (l + 1) % len(c.procs)
+	switch fault {
+	case "kill-leader", "kill-follower":
+		i := map[bool]int{true: l, false: f}[fault == "kill-leader"]
+		c.procs[i].Kill()
+		time.Sleep(hold)
+		c.restart(i)
+	case "kill-two": // one after the other, the second before the first is back
+		c.procs[l].Kill()
+		time.Sleep(hold / 2)
+		c.procs[f].Kill()
+		time.Sleep(hold / 2)
+		c.restart(l)
+		c.restart(f)
+	case "pause-leader", "pause-follower":
+		i := map[bool]int{true: l, false: f}[fault == "pause-leader"]
+		c.procs[i].Signal(syscall.SIGSTOP)
+		time.Sleep(hold)
+		c.procs[i].Signal(syscall.SIGCONT)
+	default:
+		c.t.Fatalf("unknown fault %s", fault)
+	}
+}
+
+// write creates ConfigMaps through member i until ctx ends, recording
+// each attempt.
+func (c *cluster) write(ctx context.Context, wg *sync.WaitGroup, h *History, i int, client string) {
+	cs := c.client(i)
+	member := c.procs[i].ID
+	wg.Go(func() {
+		for k := 0; ctx.Err() == nil; k++ {
+			name := fmt.Sprintf("%s-%d", client, k)
+			op := Op{Client: client, Member: member, Key: namespace + "/" + name, Start: time.Now()}
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			cm, err := cs.CoreV1().ConfigMaps(namespace).Create(rctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name},
+				Data: map[string]string{"k": name}}, metav1.CreateOptions{})
+			cancel()
+			op.End = time.Now()
+			switch {
+			case err == nil:
+				op.Outcome = OK
+				op.RV, _ = strconv.ParseUint(cm.ResourceVersion, 10, 64)
+			case ctx.Err() != nil:
+				op.Outcome, op.Err = Unknown, "cancelled at the end"
+			default:
+				op.Outcome, op.Err = classify(err), err.Error()
+			}
+			h.Add(op)
+			if err != nil {
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	})
+}
+
+// classify: a definite refusal (4xx but timeouts and throttling) means
+// not done; anything else may have been done.
+func classify(err error) Outcome {
+	var se apierrors.APIStatus
+	if errors.As(err, &se) {
+		code := se.Status().Code
+		if code >= 400 && code < 500 && code != 408 && code != 429 {
+			return Failed
+		}
+	}
+	return Unknown
+}
+
+// watch holds a watch on member i from the current revision, re-opening
+// it after it ends (a member restarted, a 410), recording every event.
+func (c *cluster) watch(ctx context.Context, wg *sync.WaitGroup, h *History, i int) {
+	cs := c.client(i)
+	member := c.procs[i].ID
+	wg.Go(func() {
+		for ctx.Err() == nil {
+			l, err := cs.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+			if err != nil {
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
+			from, _ := strconv.ParseUint(l.ResourceVersion, 10, 64)
+			w, err := cs.CoreV1().ConfigMaps(namespace).Watch(ctx, metav1.ListOptions{ResourceVersion: l.ResourceVersion,
+				FieldSelector: "metadata.name!=kube-root-ca.crt"})
+			if err != nil {
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
+			rec := &Watch{Member: member, From: from}
+			h.AddWatch(rec)
+			for ev := range w.ResultChan() {
+				e := Event{Type: string(ev.Type)}
+				switch o := ev.Object.(type) {
+				case *corev1.ConfigMap:
+					e.Key = o.Namespace + "/" + o.Name
+					e.RV, _ = strconv.ParseUint(o.ResourceVersion, 10, 64)
+				case *metav1.Status:
+					e.Code, e.Msg = int(o.Code), o.Message
+				}
+				if ev.Type == watch.Bookmark || (ev.Type == watch.Error && ctx.Err() != nil) {
+					continue // client-go reports the end of its own context as an ERROR event
+				}
+				h.mu.Lock()
+				rec.Events = append(rec.Events, e)
+				h.mu.Unlock()
+			}
+			w.Stop()
+		}
+	})
+}
+
+// converge waits until every member applied as much as the leader, then
+// reads each member's own objects (resourceVersion=0: no read index).
+func (c *cluster) converge(d time.Duration) map[string]State {
+	c.waitHealthy(d)
+	membertest.Eventually(c.t, d, func() error {
+		var applied []uint64
+		for i := range c.procs {
+			st, err := c.status(i)
+			if err != nil {
+				return err
+			}
+			applied = append(applied, st.AppliedIndex)
+		}
+		for _, a := range applied[1:] {
+			if a != applied[0] {
+				return fmt.Errorf("applied indexes %v", applied)
+			}
+		}
+		return nil
+	})
+	states := map[string]State{}
+	for i, p := range c.procs {
+		l, err := c.client(i).CoreV1().ConfigMaps(namespace).List(c.t.Context(), metav1.ListOptions{ResourceVersion: "0"})
+		if err != nil {
+			c.t.Fatalf("list on %s: %v", p.ID, err)
+		}
+		st := State{}
+		for _, cm := range l.Items {
+			if cm.Name == "kube-root-ca.crt" {
+				continue
+			}
+			st[cm.Namespace+"/"+cm.Name], _ = strconv.ParseUint(cm.ResourceVersion, 10, 64)
+		}
+		states[p.ID] = st
+	}
+	return states
+}
