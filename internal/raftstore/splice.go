@@ -16,8 +16,10 @@ func spliceRV(raw []byte, rv uint64) []byte {
 	var num [20]byte
 	val := strconv.AppendUint(num[:0], rv, 10)
 	meta := gjson.GetBytes(raw, "metadata")
-	if !meta.IsObject() || meta.Index <= 0 {
-		return append([]byte(nil), raw...) // no metadata: nothing to stamp
+	if !meta.IsObject() || meta.Index <= 0 || len(meta.Raw) < 2 || meta.Raw[len(meta.Raw)-1] != '}' {
+		// no metadata (or a truncated one, which gjson still calls an
+		// object: found by FuzzSpliceRV): nothing to stamp
+		return append([]byte(nil), raw...)
 	}
 	// Result.Get reports Index relative to raw (it adds meta.Index itself).
 	if cur := meta.Get("resourceVersion"); cur.Exists() {
