@@ -23,7 +23,7 @@ import (
 // InternalHandler served over real HTTP. Member 0 bootstraps; the others
 // join through it.
 type testCluster struct {
-	t       *testing.T
+	t       testing.TB
 	token   string
 	client  *http.Client
 	tweak   func(*Config)
@@ -46,7 +46,7 @@ type testMember struct {
 // newTestCluster starts n members with fast Raft timings. tweak, if not nil,
 // adjusts every member's config (log compaction settings, say). Every store
 // and server is closed, and goroutines checked for leaks, on t.Cleanup.
-func newTestCluster(t *testing.T, n int, tweak func(*Config)) *testCluster {
+func newTestCluster(t testing.TB, n int, tweak func(*Config)) *testCluster {
 	t.Helper()
 	t.Cleanup(checkNoGoroutineLeak(t)) // registered first: runs last
 	c := &testCluster{
@@ -118,7 +118,7 @@ func (c *testCluster) config(m *testMember) Config {
 
 // retryBusy retries fn while the address it binds is still in use (a port
 // just released by a stopped member).
-func retryBusy(t *testing.T, what string, fn func() error) {
+func retryBusy(t testing.TB, what string, fn func() error) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -2,12 +2,15 @@
 // raft-boltdb/v2 as log and stable store, file snapshots, the FSM that applies
 // WAL records of raw JSON objects, the in-memory object store ordered by key,
 // the change feed that serves watches, write proposals, consistent reads
-// (read-index) and membership (join). It is the only package that imports
+// (read-index), membership (join) and their metrics (metrics.go; hashicorp/raft's
+// own go-metrics bridged in gometrics.go). It is the only package that imports
 // hashicorp/raft; everything it hands out is a kv value.
 //
 // Concurrency: a Store is safe for concurrent use. The FSM is driven by
 // raft's single apply goroutine; readers never block it for longer than a
 // pointer swap. Stored objects are immutable once applied, so lists, gets and
 // watches share their bytes without copying. Every goroutine the Store starts
-// is owned by it and ends before Close returns.
+// is owned by it and ends before Close returns. The one process-wide state
+// is the go-metrics global that hashicorp/raft emits to, set once by the
+// first Store opened with a metrics registry (gometrics.go).
 package raftstore

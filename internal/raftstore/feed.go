@@ -18,11 +18,12 @@ type feed struct {
 	// watchers by resource.
 	watchers map[string]map[*Watcher]struct{}
 	buffer   int // per-watcher channel capacity
+	m        *metrics
 }
 
-func newFeed(size, buffer int, floor uint64) *feed {
+func newFeed(size, buffer int, floor uint64, m *metrics) *feed {
 	return &feed{ring: make([]kv.Event, size), floor: floor, buffer: buffer,
-		watchers: make(map[string]map[*Watcher]struct{})}
+		watchers: make(map[string]map[*Watcher]struct{}), m: m}
 }
 
 // append records ev and delivers it to matching watchers without blocking.
@@ -82,13 +83,17 @@ func (f *feed) each(fn func(kv.Event)) {
 	}
 }
 
-// endAll ends every watcher with err (after a restore).
-func (f *feed) endAll(err error) {
+// endAll ends every watcher with err (after a restore) and returns how
+// many it ended.
+func (f *feed) endAll(err error) int {
+	n := 0
 	for _, m := range f.watchers {
 		for w := range m {
 			w.end(err)
+			n++
 		}
 	}
+	return n
 }
 
 // Watcher receives the events of one watch. Read Events until it is closed,
@@ -132,6 +137,7 @@ func (w *Watcher) offer(ev kv.Event) {
 	case w.ch <- ev:
 	default:
 		w.end(kv.ErrExpired)
+		w.feed.m.expiredSlow.Inc()
 	}
 }
 

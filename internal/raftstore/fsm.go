@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/raft"
 	"github.com/tidwall/gjson"
@@ -37,11 +38,20 @@ type fsm struct {
 	changed chan struct{} // closed and replaced whenever applied grows
 
 	feedSize, watchBuffer int
+	m                     *metrics
 }
 
 func newFSM(derive DeriveFunc, feedSize, watchBuffer int) *fsm {
-	return &fsm{derive: derive, objs: newObjects(), feed: newFeed(feedSize, watchBuffer, 0),
-		changed: make(chan struct{}), feedSize: feedSize, watchBuffer: watchBuffer}
+	m := noMetrics()
+	return &fsm{derive: derive, objs: newObjects(), feed: newFeed(feedSize, watchBuffer, 0, m),
+		changed: make(chan struct{}), feedSize: feedSize, watchBuffer: watchBuffer, m: m}
+}
+
+// useMetrics makes f count into m (before Raft starts).
+func (f *fsm) useMetrics(m *metrics) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.m, f.feed.m = m, m
 }
 
 var _ raft.BatchingFSM = (*fsm)(nil)
@@ -53,6 +63,7 @@ func (f *fsm) Apply(l *raft.Log) any {
 
 // ApplyBatch applies committed entries under one lock acquisition.
 func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
+	start := time.Now() // for the metrics only: nothing applied depends on it
 	out := make([]any, len(logs))
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -66,6 +77,8 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
 	}
 	close(f.changed)
 	f.changed = make(chan struct{})
+	f.m.applyBatch.Observe(float64(len(logs)))
+	f.m.apply.Observe(time.Since(start).Seconds())
 	return out
 }
 

@@ -148,6 +148,7 @@ func (s *Store) recordLag(rep lagReport, now time.Time) lagAnswer {
 	if (s.cfg.ResyncLagEntries > 0 && applied > rep.Applied && applied-rep.Applied > s.cfg.ResyncLagEntries) || t.resync[rep.ID] {
 		ans.Resync = true
 		m.Resyncs++
+		s.m.resyncSignals.WithLabelValues(rep.ID).Inc()
 		delete(t.resync, rep.ID)
 		s.log.Warn("member lags: told to resync", "lagging", rep.ID, "applied", rep.Applied, "leaderApplied", applied)
 	}
@@ -283,8 +284,9 @@ func (s *Store) resync(ctx context.Context, target uint64) {
 	s.fence.target = max(target, 1)
 	s.fence.mu.Unlock()
 	s.log.Warn("resyncing: not ready, watches ended", "applied", s.Revision(), "target", target)
+	s.m.resyncs.Inc()
 	s.fsm.mu.Lock()
-	s.fsm.feed.endAll(kv.ErrExpired)
+	s.m.expiredResync.Add(float64(s.fsm.feed.endAll(kv.ErrExpired)))
 	s.fsm.mu.Unlock()
 	err := s.fsm.waitApplied(ctx, target)
 	s.fence.mu.Lock()

@@ -3,6 +3,7 @@ package raftstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -21,10 +22,12 @@ func (s *Store) Propose(ctx context.Context, w kv.Write) (*kv.Object, error) {
 	if !s.IsLeader() {
 		return nil, kv.ErrNotLeader
 	}
+	start := time.Now()
 	f := s.raft.Apply(encodeRecord(&w), s.cfg.ApplyTimeout)
 	if err := s.await(f); err != nil {
 		return nil, mapRaftError(err)
 	}
+	s.m.propose.Observe(time.Since(start).Seconds())
 	res, ok := f.Response().(*applyResult)
 	if !ok || res == nil {
 		return nil, kv.ErrUnknownOutcome

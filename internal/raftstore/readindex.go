@@ -16,11 +16,19 @@ import (
 // applied index; a follower asks the leader for it. Concurrent callers share
 // one round trip.
 func (s *Store) Sync(ctx context.Context) error {
+	start, wait := time.Now(), s.m.readIndexFollower
+	if s.IsLeader() {
+		wait = s.m.readIndexLeader
+	}
 	idx, err := s.readIndex(ctx)
 	if err != nil {
 		return err
 	}
-	return s.fsm.waitApplied(ctx, idx)
+	if err := s.fsm.waitApplied(ctx, idx); err != nil {
+		return err
+	}
+	wait.Observe(time.Since(start).Seconds())
+	return nil
 }
 
 func (s *Store) readIndex(ctx context.Context) (uint64, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/google/btree"
 	"github.com/hashicorp/raft"
@@ -25,13 +26,14 @@ const snapshotMagic = "litek8s-snapshot-1\n"
 type fsmSnapshot struct {
 	applied uint64
 	trees   []*btree.BTreeG[*kv.Object]
+	m       *metrics
 }
 
 // Snapshot captures copy-on-write clones of every table and returns at once.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := &fsmSnapshot{applied: f.applied}
+	s := &fsmSnapshot{applied: f.applied, m: f.m}
 	for name := range f.objs.tables {
 		if v := f.objs.viewOf(name); v != nil {
 			s.trees = append(s.trees, v.tree)
@@ -42,11 +44,18 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 
 // Persist streams the snapshot to sink.
 func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	start := time.Now()
 	if err := s.write(sink); err != nil {
 		_ = sink.Cancel()
+		s.m.snapshotFailures.Inc()
 		return fmt.Errorf("raftstore: persist snapshot: %w", err)
 	}
-	return sink.Close()
+	if err := sink.Close(); err != nil {
+		s.m.snapshotFailures.Inc()
+		return err
+	}
+	s.m.snapshot.Observe(time.Since(start).Seconds())
+	return nil
 }
 
 func (s *fsmSnapshot) write(w io.Writer) error {
@@ -80,18 +89,20 @@ func (s *fsmSnapshot) Release() {}
 // watch, which can no longer be continued.
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
+	start := time.Now()
 	objs, applied, err := f.readSnapshot(bufio.NewReaderSize(rc, 1<<16))
 	if err != nil {
 		return fmt.Errorf("raftstore: restore snapshot: %w", err)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.feed.endAll(kv.ErrExpired)
+	f.m.expiredRestore.Add(float64(f.feed.endAll(kv.ErrExpired)))
 	f.objs = objs
-	f.feed = newFeed(f.feedSize, f.watchBuffer, applied)
+	f.feed = newFeed(f.feedSize, f.watchBuffer, applied, f.m)
 	f.applied = applied
 	close(f.changed)
 	f.changed = make(chan struct{})
+	f.m.restore.Observe(time.Since(start).Seconds())
 	return nil
 }
 

@@ -50,6 +50,8 @@ type Store struct {
 
 	lag   lagTracker // as leader: the followers' reports (lag.go)
 	fence fence      // as follower: resync in progress (lag.go)
+
+	m *metrics
 }
 
 // Open opens (or creates) the member's data dir and starts Raft.
@@ -60,14 +62,23 @@ func Open(cfg Config) (*Store, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("raftstore: data dir: %w", err)
 	}
+	m, err := newMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("raftstore: register metrics: %w", err)
+	}
 	s := &Store{cfg: cfg, log: cfg.Logger.With("member", cfg.ID),
 		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16),
-		closing: make(chan struct{})}
+		closing: make(chan struct{}), m: m}
+	s.fsm.useMetrics(m)
 	s.leaderReads = newReadIndexer(s.leaderReadIndex)
 	s.remoteReads = newReadIndexer(s.remoteReadIndex)
 	if err := s.openRaft(); err != nil {
 		s.closeRaftParts()
 		return nil, err
+	}
+	if err := m.registerState(s); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("raftstore: register metrics: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -144,6 +155,7 @@ func (s *Store) raftConfig(hl hclog.Logger) *raft.Config {
 	rc.BatchApplyCh = true
 	rc.MaxAppendEntries = 256
 	rc.NotifyCh = s.notify
+	rc.NoLegacyTelemetry = true // no per-peer metric names (raft_replication_heartbeat_<id>); peer_id labels instead
 	return rc
 }
 
