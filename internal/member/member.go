@@ -61,6 +61,9 @@ type Config struct {
 	Store raftstore.Config
 	// Controllers configures the leader-only controllers.
 	Controllers controllers.Config
+	// MetricsAddr, when set, is a plain-HTTP listener ("127.0.0.1:0" picks
+	// a port) that serves only GET /metrics, without credentials.
+	MetricsAddr string
 	Logger      *slog.Logger
 }
 
@@ -100,6 +103,8 @@ type Member struct {
 	kubeconfig string
 	version    string // what /version reports
 	metrics    *prometheus.Registry
+	metricsSrv *http.Server // the metrics-only listener's; nil when off
+	metricsLn  net.Listener
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 }
@@ -163,6 +168,9 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 		return nil, err
 	}
 	if err := m.startAPI(sec, apiTLS(pool, cert), peerTransport); err != nil {
+		return nil, err
+	}
+	if err := m.startMetrics(); err != nil {
 		return nil, err
 	}
 	m.log.Info("members join with --join "+m.url+" --join-token <"+filepath.Join(cfg.DataDir, "tls", "join-token")+
@@ -321,6 +329,9 @@ func (m *Member) Close() error {
 		m.srv.Close()
 	} else if m.ln != nil {
 		m.ln.Close()
+	}
+	if m.metricsSrv != nil {
+		m.metricsSrv.Close()
 	}
 	m.wg.Wait()
 	if m.store != nil {
