@@ -7,14 +7,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/litek8s/litek8s/internal/api"
 )
 
 // benchServer is a real single-member store (Raft on 127.0.0.1:0, raft.db
-// on disk) behind the API handler, filled with n ConfigMaps in "bench".
-func benchServer(tb testing.TB, n int) *api.Server {
+// on disk) behind the API handler, filled with n ConfigMaps in "bench",
+// with metrics (as members run it).
+func benchServer(tb testing.TB, n int) *api.Server { return benchServerMetrics(tb, n, true) }
+
+func benchServerMetrics(tb testing.TB, n int, metrics bool) *api.Server {
 	tb.Helper()
-	srv := newAPIServer(tb, nil, "bench")
+	srv := newAPIServer(tb, func(c *api.Config) {
+		if metrics {
+			c.Metrics = prometheus.NewRegistry()
+		}
+	}, "bench")
 	for i := range n {
 		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%06d","labels":{"app":"bench","shard":"s%d"}},"data":{"key":"value-%d","other":"some longer configuration text to make the object realistic"}}`, i, i%10, i)
 		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/bench/configmaps", strings.NewReader(body))
@@ -107,5 +116,33 @@ func TestServeListAllocsFlat(t *testing.T) {
 		if b > a+8 {
 			t.Errorf("%s: %.0f allocs at 3,000 objects against %.0f at 100", q.name, b, a)
 		}
+	}
+}
+
+// BenchmarkServeGet serves one stored object as JSON (the most frequent
+// request) and as a one-row Table, and as JSON without metrics (what
+// instrumentation costs).
+func BenchmarkServeGet(b *testing.B) {
+	srv, bare := benchServer(b, 100), benchServerMetrics(b, 100, false)
+	for _, c := range []struct {
+		name, accept string
+		srv          *api.Server
+	}{
+		{"json", "application/json", srv},
+		{"table", tableAccept, srv},
+		{"json-nometrics", "application/json", bare},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/bench/configmaps/cm-000042", nil)
+			req.Header.Set("Authorization", "Bearer t")
+			req.Header.Set("Accept", c.accept)
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				w.n = 0
+				c.srv.ServeHTTP(w, req)
+			}
+			b.SetBytes(int64(w.n))
+		})
 	}
 }

@@ -18,6 +18,7 @@ func (s *Server) setRegistry(reg *registry) error {
 	}
 	s.reg.Store(reg)
 	s.schemas.Store(mux)
+	s.metrics.forget() // routes of the old rows
 	return nil
 }
 

@@ -6,7 +6,11 @@
 // patches of every type and server-side apply with managedFields
 // (fieldmanager.go, apply.go), the status, scale, binding and finalize
 // subresources, deletion with finalizers, graceful pod deletion and
-// namespace termination (finalize.go, namespace.go).
+// namespace termination (finalize.go, namespace.go). Metrics (metrics.go,
+// docs/metrics.md) are kube-apiserver's request series, counted in one
+// place around the router (instrument) and labelled by the routing
+// (serveResource calls observe), and the stored objects per resource, read
+// from the store at scrape time.
 //
 // Concurrency: a Server is safe for concurrent use; handlers share only the
 // immutable registry and the Store, whose objects are immutable. Get, list

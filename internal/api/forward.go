@@ -73,5 +73,8 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request) (handled bool, 
 	r = r.WithContext(context.WithValue(r.Context(), leaderKey{}, target))
 	w.Header().Del("Warning") // the leader's answer carries every warning
 	s.fwd.proxy.ServeHTTP(w, r)
+	if s.metrics != nil {
+		s.metrics.forwardedWrite(w)
+	}
 	return true, nil
 }

@@ -71,13 +71,14 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	watch := isWatch(r)
+	s.observe(w, r, q, watch)
 	if q.res.Deprecation != "" {
 		w.Header().Add("Warning", fmt.Sprintf("299 - %q", q.res.Deprecation))
 	}
 	if q.subresource != "" {
 		return s.serveSubresource(w, r, q)
 	}
-	watch := r.URL.Query().Get("watch")
 	if q.res.Review != nil {
 		if r.Method != http.MethodPost || !q.collection {
 			return errMethodNotAllowed
@@ -85,7 +86,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 		return s.serveReview(w, r, q)
 	}
 	switch {
-	case r.Method == http.MethodGet && q.collection && (watch == "true" || watch == "1"):
+	case r.Method == http.MethodGet && q.collection && watch:
 		return s.watch(w, r, q)
 	case r.Method == http.MethodGet && q.collection:
 		return s.list(w, r, q)
@@ -103,6 +104,16 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 		return s.deleteCollection(w, r, q)
 	}
 	return errMethodNotAllowed
+}
+
+// isWatch tells a watch request (?watch=true or 1) without parsing the
+// query of the others.
+func isWatch(r *http.Request) bool {
+	if r.Method != http.MethodGet || !strings.Contains(r.URL.RawQuery, "watch") {
+		return false
+	}
+	v := r.URL.Query().Get("watch")
+	return v == "true" || v == "1"
 }
 
 // serveSubresource dispatches status, scale, binding and a namespace's

@@ -84,6 +84,8 @@ type Server struct {
 	// serialises registry rebuilds when CRDs change (refreshCRDs).
 	builtin []*resource
 	crdMu   sync.Mutex
+	// metrics are the API's collectors (nil without Config.Metrics).
+	metrics *metrics
 	// writes is the write path's own state (field managers, the leader's
 	// deletion loop): see writestate.go.
 	writes writeState
@@ -94,7 +96,7 @@ func New(cfg Config, store Store) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, store: store, log: cfg.Logger}
+	s := &Server{cfg: cfg, store: store, log: cfg.Logger, metrics: newMetrics(cfg.Metrics)}
 	s.builtin = append(builtin(), crdKinds()...)
 	reg := newRegistry(s.builtin)
 	var err error
@@ -110,7 +112,10 @@ func New(cfg Config, store Store) (*Server, error) {
 	if err := s.routes(mux); err != nil {
 		return nil, err
 	}
-	s.handler = s.authenticate(mux)
+	s.handler = s.authenticate(s.instrument(mux))
+	if cfg.Metrics != nil {
+		cfg.Metrics.MustRegister(newObjectsCollector(s))
+	}
 	return s, nil
 }
 

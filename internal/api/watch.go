@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -65,7 +67,8 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 	if err != nil {
 		return err
 	}
-	ww := &watchWriter{s: s, w: w, q: q, out: out, sel: p.sel, bookmarks: p.bookmarks}
+	ww := &watchWriter{s: s, w: w, q: q, out: out, sel: p.sel, bookmarks: p.bookmarks,
+		events: s.metrics.watchEventsOf(q.res)}
 	if out.table() {
 		if ww.table, err = s.newTableWriter(q, out, r); err != nil {
 			return err
@@ -206,6 +209,9 @@ type watchWriter struct {
 	scratch   []byte // an event's object before protobuf encoding
 	columns   bool   // column definitions were sent (Table watches)
 	seen      uint64 // the revision every event up to which was sent
+	// events counts the events sent (apiserver_watch_events_total; nil
+	// without metrics).
+	events prometheus.Counter
 }
 
 func (ww *watchWriter) start() {
@@ -345,6 +351,9 @@ func (ww *watchWriter) eventWith(typ string, obj *kv.Object, tw *tableWriter) {
 		b = append(b, `","object":`...)
 		b = ww.appendObject(b, obj, tw)
 		ww.buf = append(b, "}\n"...)
+	}
+	if ww.events != nil {
+		ww.events.Inc()
 	}
 	if len(ww.buf) > 256<<10 {
 		ww.flush()
