@@ -40,7 +40,11 @@
 //     never deletes or rewrites an object that replaced the one decided on.
 //   - Work queues are client-go's TypedRateLimitingQueue: one entry per
 //     object (deduplicated), failures retried with per-item exponential
-//     backoff.
+//     backoff. They are built with kit.NewQueue or kit.NewLoop, which give
+//     them the member's workqueue metrics (kit.QueueMetrics: one set of
+//     vectors per member, built once, never client-go's global provider);
+//     metrics.go adds the leading gauge, the resync counters and the
+//     scheduler's attempt series (docs/metrics.md).
 //
 // Client identity. kube-controller-manager's clients send the User-Agent
 // "kube-controller-manager/<version> (<os>/<arch>) kubernetes/<commit>/<controller>"

@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -58,15 +59,22 @@ type monitor struct {
 	done   chan struct{}
 }
 
-func newGC(opts Options, client dynamic.Interface, stats *counters, log *slog.Logger) *gc {
+// gcQueues are kube's names of the garbage collector's queues
+// (workqueue_*{name}).
+const (
+	gcDeleteQueue = "garbage_collector_attempt_to_delete"
+	gcOrphanQueue = "garbage_collector_attempt_to_orphan"
+)
+
+func newGC(opts Options, client dynamic.Interface, stats *counters, queues *kit.QueueMetrics, log *slog.Logger) *gc {
 	cfg := opts.Config
 	limiter := func() workqueue.TypedRateLimiter[objRef] {
 		return workqueue.NewTypedItemExponentialFailureRateLimiter[objRef](cfg.RetryBaseDelay, cfg.RetryMaxDelay)
 	}
 	return &gc{cfg: cfg, store: opts.Store, client: client, resources: opts.Resources, stats: stats,
 		log: log.With("controller", gcName), graph: newGraph(),
-		deleteQ:  workqueue.NewTypedRateLimitingQueue(limiter()),
-		orphan:   workqueue.NewTypedRateLimitingQueue(limiter()),
+		deleteQ:  workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), kit.QueueConfig[objRef](queues, gcDeleteQueue)),
+		orphan:   workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), kit.QueueConfig[objRef](queues, gcOrphanQueue)),
 		kick:     make(chan struct{}, 1),
 		byKey:    make(map[string]Resource),
 		byKind:   make(map[schema.GroupKind]Resource),
@@ -135,7 +143,7 @@ func (g *gc) syncMonitors(ctx context.Context) {
 			continue
 		}
 		mctx, cancel := context.WithCancel(ctx)
-		m := &monitor{inf: newInformer(g.store, key, g.handle, &g.stats.resyncs, g.cfg.RelistDelay, g.log),
+		m := &monitor{inf: newInformer(g.store, key, g.handle, &g.stats.gcResyncs, g.cfg.RelistDelay, g.log),
 			cancel: cancel, done: make(chan struct{})}
 		g.monitors[key] = m
 		go func() {

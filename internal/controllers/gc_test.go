@@ -167,7 +167,7 @@ func newGCHarness(t *testing.T) *gcHarness {
 		client: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 			map[schema.GroupVersionResource]string{cmGVR: "ConfigMapList", crGVR: "ClusterRoleList"})}
 	opts := Options{Config: DefaultConfig(), Store: h.store}
-	h.gc = newGC(opts, h.client, &counters{}, discard())
+	h.gc = newGC(opts, h.client, &counters{}, nil, discard())
 	h.learn([]Resource{{StoreKey: "configmaps", GVR: cmGVR, Kind: "ConfigMap", Namespaced: true},
 		{StoreKey: "clusterroles.rbac.authorization.k8s.io", GVR: crGVR, Kind: "ClusterRole"}})
 	t.Cleanup(func() {

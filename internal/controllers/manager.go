@@ -14,9 +14,10 @@ import (
 
 // Manager runs the controllers while this member leads.
 type Manager struct {
-	opts  Options
-	log   *slog.Logger
-	stats counters
+	opts    Options
+	log     *slog.Logger
+	stats   counters
+	metrics *metrics
 	// gcClient is the garbage collector's API client (stateless, shared
 	// by every term).
 	gcClient dynamic.Interface
@@ -28,6 +29,7 @@ func New(opts Options) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{opts: opts, log: opts.Logger.With("component", "controllers")}
+	m.metrics = newMetrics(opts.Metrics, &m.stats)
 	var err error
 	if m.gcClient, err = newDynamicClient(opts.Config, opts.API, opts.Token, gcName); err != nil {
 		return nil, err
@@ -48,10 +50,11 @@ func (m *Manager) Stats() Stats { return m.stats.snapshot() }
 // (the term) ends, and waits for all of them.
 func (m *Manager) lead(ctx context.Context) {
 	m.stats.terms.Add(1)
+	m.metrics.setLeading(true)
 	m.log.Info("leading: controllers started")
-	kc := kit.NewContext(ctx, m.opts.Store, &m.stats.resyncs, m.restConfig, m.log)
+	kc := kit.NewContext(ctx, m.opts.Store, &m.stats.resyncs, m.metrics.queues, m.restConfig, m.log)
 	var typed, disabled []kit.Controller
-	all := append(workloads(kc, m.opts.Config), scheduling(kc, m.opts.Config)...)
+	all := append(workloads(kc, m.opts.Config), scheduling(kc, m.opts.Config, m.metrics.scheduler)...)
 	for _, c := range append(all, cluster(kc, m.opts.Config, m.opts.Resources, m.opts.RootCA, m.restConfig)...) {
 		if slices.Contains(m.opts.Config.Disabled, c.Name()) {
 			disabled = append(disabled, c)
@@ -66,7 +69,7 @@ func (m *Manager) lead(ctx context.Context) {
 	}
 	kc.Informers.Start(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { newGC(m.opts, m.gcClient, &m.stats, m.log).run(ctx) })
+	wg.Go(func() { newGC(m.opts, m.gcClient, &m.stats, m.metrics.queues, m.log).run(ctx) })
 	// WaitForSync fails only when the term ended: the controllers then run
 	// with a done context, which only releases what their constructors
 	// started (queues).
@@ -76,6 +79,8 @@ func (m *Manager) lead(ctx context.Context) {
 	}
 	wg.Wait()
 	kc.Shutdown()
+	m.metrics.queues.Reset() // the term's queues are gone
+	m.metrics.setLeading(false)
 	m.log.Info("controllers stopped")
 }
 

@@ -2,8 +2,8 @@ package controllers
 
 import "sync/atomic"
 
-// Stats are the controllers' counters since the Manager was built (plain
-// counters until the metrics of issue 7).
+// Stats are the controllers' counters since the Manager was built (the
+// resyncs are also litek8s_controller_resyncs_total, see metrics.go).
 type Stats struct {
 	// Terms is the number of leadership terms the controllers ran in.
 	Terms uint64
@@ -19,10 +19,13 @@ type Stats struct {
 
 // counters are the live Stats.
 type counters struct {
-	terms, resyncs, gcDeletes, gcRefsRemoved, gcFinalizersRemoved atomic.Uint64
+	terms, gcDeletes, gcRefsRemoved, gcFinalizersRemoved atomic.Uint64
+	// resyncs are the shared informers', gcResyncs the garbage
+	// collector's monitors'.
+	resyncs, gcResyncs atomic.Uint64
 }
 
 func (c *counters) snapshot() Stats {
-	return Stats{Terms: c.terms.Load(), Resyncs: c.resyncs.Load(), GCDeletes: c.gcDeletes.Load(),
+	return Stats{Terms: c.terms.Load(), Resyncs: c.resyncs.Load() + c.gcResyncs.Load(), GCDeletes: c.gcDeletes.Load(),
 		GCRefsRemoved: c.gcRefsRemoved.Load(), GCFinalizersRemoved: c.gcFinalizersRemoved.Load()}
 }

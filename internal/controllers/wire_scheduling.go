@@ -9,11 +9,12 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers/simnode"
 )
 
-// scheduling builds the term's scheduler, simulated nodes and node
-// lifecycle controller.
-func scheduling(kc *kit.Context, cfg Config) []kit.Controller {
+// scheduling builds the term's scheduler (reporting to the member's
+// scheduler metrics sm, nil for none), simulated nodes and node lifecycle
+// controller.
+func scheduling(kc *kit.Context, cfg Config, sm *scheduler.Metrics) []kit.Controller {
 	c := cfg.Scheduling
-	out := []kit.Controller{scheduler.New(kc, c.Scheduler), nodelifecycle.New(kc, c.NodeLifecycle)}
+	out := []kit.Controller{scheduler.New(kc, c.Scheduler, sm), nodelifecycle.New(kc, c.NodeLifecycle)}
 	if c.SimNodes.Count > 0 {
 		out = append(out, simnode.New(kc, c.SimNodes))
 	}

@@ -67,7 +67,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		rsLister: appslisters.NewReplicaSetLister(kc.Informers.ReplicaSets().GetIndexer()),
 		pods:     corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		log:      kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
 	kc.Informers.Deployments().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },

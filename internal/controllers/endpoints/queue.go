@@ -31,9 +31,7 @@ func newServiceQueue(kc *kit.Context, cfg Config, name string, sync func(context
 	q := &serviceQueue{cfg: cfg, log: kc.Log.With("controller", name), sync: sync,
 		services: corelisters.NewServiceLister(svcInf.GetIndexer()),
 		pods:     corelisters.NewPodLister(podInf.GetIndexer()),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: name})}
+		queue:    kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax))}
 	svcInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    q.enqueue,
 		UpdateFunc: func(_, obj any) { q.enqueue(obj) },

@@ -64,7 +64,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		jobs: batchlisters.NewJobLister(kc.Informers.Jobs().GetIndexer()),
 		pods: corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		exp:  workload.NewExpectations(), log: kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, kc.Log, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
 	kc.Informers.Jobs().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },

@@ -17,6 +17,9 @@ type Context struct {
 	Informers *Informers
 	// Log is the controllers' logger.
 	Log *slog.Logger
+	// Queues are the member's work-queue metrics (nil: none); build
+	// queues with NewQueue or NewLoop.
+	Queues *QueueMetrics
 
 	restConfig func(controller string) *rest.Config
 
@@ -30,10 +33,10 @@ type Context struct {
 
 // NewContext returns the Context of the term ctx; restConfig returns the
 // in-process client configuration of a controller (its User-Agent names
-// it).
-func NewContext(ctx context.Context, store Store, resyncs *atomic.Uint64, restConfig func(controller string) *rest.Config,
-	log *slog.Logger) *Context {
-	c := &Context{Informers: NewInformers(store, resyncs), Log: log, restConfig: restConfig,
+// it); queues are the member's work-queue metrics (nil: none).
+func NewContext(ctx context.Context, store Store, resyncs *atomic.Uint64, queues *QueueMetrics,
+	restConfig func(controller string) *rest.Config, log *slog.Logger) *Context {
+	c := &Context{Informers: NewInformers(store, resyncs), Log: log, Queues: queues, restConfig: restConfig,
 		clients: make(map[string]kubernetes.Interface), events: make(chan pendingEvent, eventQueue)}
 	c.wg.Go(func() { c.writeEvents(ctx) })
 	return c

@@ -33,7 +33,7 @@ func TestRecorderAggregatesAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, end := context.WithCancel(t.Context())
-	kc := kit.NewContext(ctx, c.Member(0).Store(), new(atomic.Uint64), func(string) *rest.Config { return c.RESTConfig(0) },
+	kc := kit.NewContext(ctx, c.Member(0).Store(), new(atomic.Uint64), nil, func(string) *rest.Config { return c.RESTConfig(0) },
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	rec := kc.Recorder("test-controller")
 	for range 3 {

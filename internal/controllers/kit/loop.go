@@ -25,13 +25,12 @@ type Loop struct {
 	Queue   workqueue.TypedRateLimitingInterface[string]
 }
 
-// NewLoop returns the loop of controller name; sync reconciles one key.
-func NewLoop(name string, workers int, base, maxDelay time.Duration, log *slog.Logger,
+// NewLoop returns the loop of controller name in the term of kc (its
+// queue, named name, reports to kc.Queues); sync reconciles one key.
+func NewLoop(kc *Context, name string, workers int, base, maxDelay time.Duration,
 	sync func(ctx context.Context, key string) error) *Loop {
-	q := workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](base, maxDelay),
-		workqueue.TypedRateLimitingQueueConfig[string]{Name: name})
-	return &Loop{name: name, workers: workers, sync: sync, log: log.With("controller", name), Queue: q}
+	q := NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](base, maxDelay))
+	return &Loop{name: name, workers: workers, sync: sync, log: kc.Log.With("controller", name), Queue: q}
 }
 
 // Enqueue adds obj's key (tombstones included).

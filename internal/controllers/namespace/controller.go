@@ -44,11 +44,9 @@ type controller struct {
 func New(kc *kit.Context, cfg Config, resources Resources, dyn dynamic.Interface) kit.Controller {
 	inf := kc.Informers.Namespaces()
 	c := &controller{cfg: cfg, resources: resources, client: kc.Client(Name), dyn: dyn,
-		lister: corelisters.NewNamespaceLister(inf.GetIndexer()),
-		log:    kc.Log.With("controller", Name),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: Name}),
+		lister:  corelisters.NewNamespaceLister(inf.GetIndexer()),
+		log:     kc.Log.With("controller", Name),
+		queue:   kit.NewQueue(kc, Name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax)),
 		recheck: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RecheckMin, cfg.RecheckMax)}
 	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueue,

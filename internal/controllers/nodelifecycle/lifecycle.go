@@ -44,9 +44,7 @@ type probe struct {
 func New(kc *kit.Context, cfg Config) kit.Controller {
 	c := &Controller{cfg: cfg, log: kc.Log.With("controller", name), client: kc.Client(name),
 		probes: make(map[string]*probe),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 10*time.Second),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: name})}
+		queue:  kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 10*time.Second))}
 	nodes, leases := kc.Informers.Nodes(), kc.Informers.Leases()
 	c.nodes = nodes.GetIndexer()
 	nr, _ := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{

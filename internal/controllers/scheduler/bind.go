@@ -27,6 +27,7 @@ func (s *Scheduler) do(ctx context.Context, t task) {
 		if ctx.Err() != nil {
 			return
 		}
+		s.metrics.observe(s.cfg.Name, resultError, t.start)
 		if !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			s.log.Warn("binding failed", "pod", t.key, "node", t.node, "err", err)
 		}
@@ -34,6 +35,7 @@ func (s *Scheduler) do(ctx context.Context, t task) {
 		return
 	}
 	s.queue.Forget(t.key)
+	s.metrics.observe(s.cfg.Name, resultScheduled, t.start)
 	s.recorder.Eventf(t.pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", t.key, t.node)
 }
 

@@ -19,6 +19,7 @@ import (
 // Scheduler binds pending pods to nodes; see the package documentation.
 type Scheduler struct {
 	cfg      Config
+	metrics  *Metrics
 	log      *slog.Logger
 	client   kubernetes.Interface
 	recorder record.EventRecorder
@@ -45,16 +46,17 @@ type task struct {
 	pod  *corev1.Pod
 	node string
 	fit  *fitError
+	// start is when the attempt began (scheduler_scheduling_attempt_duration_seconds).
+	start time.Time
 }
 
-// New builds the term's scheduler; cfg must be valid.
-func New(kc *kit.Context, cfg Config) kit.Controller {
-	s := &Scheduler{cfg: cfg, log: kc.Log.With("controller", cfg.Name), client: kc.Client(cfg.Name),
+// New builds the term's scheduler; cfg must be valid; metrics are the
+// member's (nil: none).
+func New(kc *kit.Context, cfg Config, metrics *Metrics) kit.Controller {
+	s := &Scheduler{cfg: cfg, metrics: metrics, log: kc.Log.With("controller", cfg.Name), client: kc.Client(cfg.Name),
 		recorder: kc.Recorder(cfg.Name), cache: newNodeCache(), tasks: make(chan task),
 		move: make(chan struct{}, 1), unschedulable: make(map[string]struct{}),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.BackoffBase, cfg.BackoffMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: cfg.Name})}
+		queue: kit.NewQueue(kc, cfg.Name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.BackoffBase, cfg.BackoffMax))}
 	pods := kc.Informers.Pods()
 	s.pods = pods.GetIndexer()
 	pr, _ := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: s.addPod, UpdateFunc: s.updatePod,
@@ -117,6 +119,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string) {
 		s.queue.Forget(key)
 		return
 	}
+	start := time.Now()
 	p := newPodInfo(pod)
 	s.mu.Lock()
 	moves := s.moves
@@ -128,13 +131,14 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string) {
 	}
 	best, fit, feasible := decide(p, s.cache.nodeList(), s.feasible)
 	s.feasible = feasible
-	t := task{key: key, pod: pod, fit: fit}
+	t := task{key: key, pod: pod, fit: fit, start: start}
 	if best != nil {
 		t.node = best.name
 		s.cache.assume(key, p, best.name)
 	}
 	s.cache.mu.Unlock()
 	if fit != nil {
+		s.metrics.observe(s.cfg.Name, resultUnschedulable, start)
 		s.park(key, moves)
 	}
 	select {

@@ -59,8 +59,8 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	limiter := func() workqueue.TypedRateLimiter[string] {
 		return workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 10*time.Second)
 	}
-	s.podQ = workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), workqueue.TypedRateLimitingQueueConfig[string]{Name: name + "-pods"})
-	s.nodeQ = workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), workqueue.TypedRateLimitingQueueConfig[string]{Name: name + "-nodes"})
+	s.podQ = kit.NewQueue(kc, name+"-pods", limiter())
+	s.nodeQ = kit.NewQueue(kc, name+"-nodes", limiter())
 	pods := kc.Informers.Pods()
 	if err := pods.AddIndexers(cache.Indexers{byNode: indexByNode}); err != nil {
 		s.log.Error("pod index", "err", err) // only when the informer already started: a programming error

@@ -29,7 +29,7 @@ type pvController struct {
 func NewPV(kc *kit.Context, cfg Config) kit.Controller {
 	inf := kc.Informers.PersistentVolumes()
 	c := &pvController{client: kc.Client(PVName), pvs: corelisters.NewPersistentVolumeLister(inf.GetIndexer())}
-	c.worker = newWorker(cfg, kc.Log, PVName, c.sync)
+	c.worker = newWorker(kc, cfg, PVName, c.sync)
 	onPV := func(obj any) {
 		if pv, ok := obj.(*corev1.PersistentVolume); ok && needsWork(pv) {
 			c.enqueue(pv)

@@ -33,7 +33,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	c := &pvcController{client: kc.Client(PVCName),
 		pvcs: corelisters.NewPersistentVolumeClaimLister(pvcInf.GetIndexer()),
 		pods: corelisters.NewPodLister(podInf.GetIndexer())}
-	c.worker = newWorker(cfg, kc.Log, PVCName, c.sync)
+	c.worker = newWorker(kc, cfg, PVCName, c.sync)
 	onPVC := func(obj any) {
 		if pvc, ok := obj.(*corev1.PersistentVolumeClaim); ok {
 			deleting := pvc.DeletionTimestamp != nil

@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
 
 // worker is a queue of object keys and the workers that process them.
@@ -19,11 +21,9 @@ type worker struct {
 	sync  func(ctx context.Context, key string) error
 }
 
-func newWorker(cfg Config, log *slog.Logger, name string, sync func(context.Context, string) error) *worker {
-	return &worker{cfg: cfg, log: log.With("controller", name), sync: sync,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: name})}
+func newWorker(kc *kit.Context, cfg Config, name string, sync func(context.Context, string) error) *worker {
+	return &worker{cfg: cfg, log: kc.Log.With("controller", name), sync: sync,
+		queue: kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax))}
 }
 
 // enqueue queues an object (or a tombstone of one).
