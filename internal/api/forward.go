@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -24,7 +26,10 @@ type leaderKey struct{}
 // relayed twice.
 const forwardedHeader = "X-Litek8s-Forwarded"
 
-func newForwarder(store Store, rt http.RoundTripper, wait time.Duration) *forwarder {
+// newForwarder relays writes to the leader through rt; writeErr answers a
+// relay that failed with a Status.
+func newForwarder(store Store, rt http.RoundTripper, wait time.Duration,
+	writeErr func(http.ResponseWriter, *http.Request, error)) *forwarder {
 	f := &forwarder{store: store, wait: wait}
 	f.proxy = &httputil.ReverseProxy{
 		Transport: rt,
@@ -33,8 +38,17 @@ func newForwarder(store Store, rt http.RoundTripper, wait time.Duration) *forwar
 			pr.Out.Host = pr.In.Host
 			pr.Out.Header.Set(forwardedHeader, "1")
 		},
+		// A leader that could not be dialled got nothing: the write was not
+		// made, and the client may send it again (503, Retry-After). A
+		// connection that broke later leaves the outcome unknown (500, no
+		// Retry-After: client-go must not resend it by itself).
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			http.Error(w, "forwarding to the leader failed: "+err.Error(), http.StatusBadGateway)
+			var op *net.OpError
+			if errors.As(err, &op) && op.Op == "dial" {
+				writeErr(w, r, availabilityErr(kv.ErrNoLeader))
+				return
+			}
+			writeErr(w, r, availabilityErr(kv.ErrUnknownOutcome))
 		},
 	}
 	return f

@@ -74,7 +74,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Events sent to watchers (bookmarks included) by group, version and resource."},
 			[]string{"group", "version", "resource"}),
 		forwarded: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "litek8s_api_forwarded_requests_total",
-			Help: "Writes this member relayed to the leader, by the leader's HTTP code (502: the leader was not reached)."},
+			Help: "Writes this member relayed to the leader, by the answer's HTTP code (503: the leader could not be reached; 500: the connection to it broke, outcome unknown)."},
 			[]string{"code"}),
 	}
 	empty := map[routeKey]*route{}

@@ -107,7 +107,7 @@ func New(cfg Config, store Store) (*Server, error) {
 		return nil, err
 	}
 	s.codecs = newCodecs(s.scheme)
-	s.fwd = newForwarder(store, cfg.PeerTransport, cfg.LeaderWait)
+	s.fwd = newForwarder(store, cfg.PeerTransport, cfg.LeaderWait, s.writeError)
 	mux := http.NewServeMux()
 	if err := s.routes(mux); err != nil {
 		return nil, err
