@@ -1,13 +1,7 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"os/exec"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	corev1apply "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
@@ -104,7 +97,7 @@ func TestMetrics(t *testing.T) {
 	}
 	watchLabels := []string{"verb", "WATCH", "group", "", "version", "v1", "resource", "configmaps", "scope", "namespace"}
 	membertest.Eventually(t, 10*time.Second, func() error {
-		return scrape(t, c, l).want("apiserver_longrunning_requests", 1, watchLabels...)
+		return scrape(t, c, l).Want("apiserver_longrunning_requests", 1, watchLabels...)
 	})
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm("watched"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -117,7 +110,7 @@ func TestMetrics(t *testing.T) {
 	w.Stop()
 	stop()
 	membertest.Eventually(t, 10*time.Second, func() error {
-		return scrape(t, c, l).want("apiserver_longrunning_requests", 0, watchLabels...)
+		return scrape(t, c, l).Want("apiserver_longrunning_requests", 0, watchLabels...)
 	})
 	if err := cs.CoreV1().ConfigMaps(ns).DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: "app=metrics"}); err != nil {
@@ -168,13 +161,13 @@ func TestMetrics(t *testing.T) {
 		{"not a list on the follower", fAfter, fBefore, "apiserver_request_total", 0, req("LIST", "configmaps", "", "namespace", "200")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.s.value(tc.metric, tc.labels...) - tc.ref.value(tc.metric, tc.labels...); got != tc.delta {
+			if got := tc.s.Value(tc.metric, tc.labels...) - tc.ref.Value(tc.metric, tc.labels...); got != tc.delta {
 				t.Errorf("%s%v went up by %v, want %v", tc.metric, tc.labels, got, tc.delta)
 			}
 		})
 	}
 	for _, kind := range []string{"readOnly", "mutating"} {
-		if _, ok := after.m[key("apiserver_current_inflight_requests", "request_kind", kind)]; !ok {
+		if ok := after.Has("apiserver_current_inflight_requests", "request_kind", kind); !ok {
 			t.Errorf("no apiserver_current_inflight_requests{request_kind=%q}", kind)
 		}
 	}
@@ -184,124 +177,15 @@ func TestMetrics(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return scrape(t, c, l).want("apiserver_storage_objects", float64(len(all.Items)), "resource", "configmaps")
+		return scrape(t, c, l).Want("apiserver_storage_objects", float64(len(all.Items)), "resource", "configmaps")
 	})
-	if got := after.value("apiserver_storage_objects", "resource", "deployments.apps"); got != 0 {
+	if got := after.Value("apiserver_storage_objects", "resource", "deployments.apps"); got != 0 {
 		t.Errorf("apiserver_storage_objects{resource=deployments.apps} = %v, want 0", got)
 	}
-	promtoolCheck(t, after.raw, "apiserver_", "litek8s_api_")
+	membertest.PromtoolCheck(t, after.Raw, "apiserver_", "litek8s_api_")
 }
 
-// samples are a scrape's sample values by series (name and sorted labels).
-type samples struct {
-	m   map[string]float64
-	raw []byte
-}
+// samples are a scrape of a member's /metrics (membertest.Metrics).
+type samples = membertest.Metrics
 
-// scrape reads member i's GET /metrics with the admin token.
-func scrape(t *testing.T, c *membertest.Cluster, i int) samples {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(c.RESTConfig(i))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
-	if err != nil {
-		t.Fatalf("GET /metrics: %v", err)
-	}
-	s, err := parseText(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// parseText reads the Prometheus text format (what our label values need:
-// no escapes).
-func parseText(raw []byte) (samples, error) {
-	s := samples{m: map[string]float64{}, raw: raw}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		name, rest, labels := line, "", []string(nil)
-		if i := strings.IndexAny(line, "{ "); i >= 0 {
-			name, rest = line[:i], line[i:]
-		}
-		if strings.HasPrefix(rest, "{") {
-			end := strings.Index(rest, "}")
-			if end < 0 {
-				return s, fmt.Errorf("metrics: bad line %q", line)
-			}
-			for _, kv := range strings.Split(rest[1:end], ",") {
-				if kv == "" {
-					continue
-				}
-				k, v, ok := strings.Cut(kv, "=")
-				if !ok {
-					return s, fmt.Errorf("metrics: bad labels in %q", line)
-				}
-				labels = append(labels, k, strings.Trim(v, `"`))
-			}
-			rest = rest[end+1:]
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return s, fmt.Errorf("metrics: no value in %q", line)
-		}
-		v, err := strconv.ParseFloat(fields[0], 64)
-		if err != nil {
-			return s, fmt.Errorf("metrics: value in %q: %w", line, err)
-		}
-		s.m[key(name, labels...)] = v
-	}
-	return s, nil
-}
-
-// key names a series: name{k="v",...} with the labels sorted.
-func key(name string, labels ...string) string {
-	var kvs []string
-	for i := 0; i+1 < len(labels); i += 2 {
-		kvs = append(kvs, labels[i]+"="+strconv.Quote(labels[i+1]))
-	}
-	sort.Strings(kvs)
-	return name + "{" + strings.Join(kvs, ",") + "}"
-}
-
-// value is the series' value, 0 when absent (a counter not yet counted).
-func (s samples) value(name string, labels ...string) float64 { return s.m[key(name, labels...)] }
-
-func (s samples) want(name string, v float64, labels ...string) error {
-	got, ok := s.m[key(name, labels...)]
-	if !ok || got != v {
-		return fmt.Errorf("%s = %v (present: %v), want %v", key(name, labels...), got, ok, v)
-	}
-	return nil
-}
-
-// promtoolCheck lints the metric families with the given prefixes with
-// `promtool check metrics` (skipped when promtool is not installed).
-func promtoolCheck(t *testing.T, raw []byte, prefixes ...string) {
-	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Log("promtool not installed: metrics not linted")
-		return
-	}
-	var ours bytes.Buffer
-	for _, line := range strings.SplitAfter(string(raw), "\n") {
-		name := strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")
-		for _, p := range prefixes {
-			if strings.HasPrefix(name, p) {
-				ours.WriteString(line)
-				break
-			}
-		}
-	}
-	cmd := exec.Command(path, "check", "metrics")
-	cmd.Stdin = &ours
-	out, err := cmd.CombinedOutput()
-	if err != nil || len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
-}
+func scrape(t *testing.T, c *membertest.Cluster, i int) samples { return c.Scrape(t, i) }

@@ -1,19 +1,13 @@
 package controllers_test
 
 import (
-	"bytes"
 	"fmt"
-	"os/exec"
-	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
@@ -62,7 +56,7 @@ func TestControllerMetrics(t *testing.T) {
 	after := scrapeMember(t, c, 0)
 	for _, name := range []string{"deployment-controller", "replicaset-controller", "default-scheduler"} {
 		for _, m := range []string{"workqueue_adds_total", "workqueue_queue_duration_seconds_count", "workqueue_work_duration_seconds_count"} {
-			if d := after.value(m, "name", name) - before.value(m, "name", name); d <= 0 {
+			if d := after.Value(m, "name", name) - before.Value(m, "name", name); d <= 0 {
 				t.Errorf("%s{name=%q} went up by %v, want more", m, name, d)
 			}
 		}
@@ -70,26 +64,26 @@ func TestControllerMetrics(t *testing.T) {
 	for _, name := range queueNames {
 		for _, m := range []string{"workqueue_depth", "workqueue_adds_total", "workqueue_retries_total",
 			"workqueue_unfinished_work_seconds", "workqueue_longest_running_processor_seconds"} {
-			if !after.has(m, "name", name) {
+			if !after.Has(m, "name", name) {
 				t.Errorf("no %s{name=%q}", m, name)
 			}
 		}
 	}
 	sched := []string{"result", "scheduled", "profile", "default-scheduler"}
 	for _, m := range []string{"scheduler_schedule_attempts_total", "scheduler_scheduling_attempt_duration_seconds_count"} {
-		if d := after.value(m, sched...) - before.value(m, sched...); d < 3 {
+		if d := after.Value(m, sched...) - before.Value(m, sched...); d < 3 {
 			t.Errorf("%s%v went up by %v, want at least 3", m, sched, d)
 		}
 	}
-	if err := after.want("litek8s_controller_leading", 1); err != nil {
+	if err := after.Want("litek8s_controller_leading", 1); err != nil {
 		t.Error(err)
 	}
 	for _, ctrl := range []string{"shared-informers", "generic-garbage-collector"} {
-		if err := after.want("litek8s_controller_resyncs_total", 0, "controller", ctrl); err != nil {
+		if err := after.Want("litek8s_controller_resyncs_total", 0, "controller", ctrl); err != nil {
 			t.Error(err)
 		}
 	}
-	promtoolCheck(t, after.raw, "workqueue_", "scheduler_", "litek8s_controller_")
+	membertest.PromtoolCheck(t, after.Raw, "workqueue_", "scheduler_", "litek8s_controller_")
 }
 
 // TestControllerMetricsAcrossTerms: a member that leads again runs new
@@ -101,7 +95,7 @@ func TestControllerMetricsAcrossTerms(t *testing.T) {
 	other := (l + 1) % 3
 	leading := func(i int, v float64) {
 		t.Helper()
-		membertest.Eventually(t, 10*time.Second, func() error { return scrapeMember(t, c, i).want("litek8s_controller_leading", v) })
+		membertest.Eventually(t, 10*time.Second, func() error { return scrapeMember(t, c, i).Want("litek8s_controller_leading", v) })
 	}
 	leading(l, 1)
 	leading(other, 0)
@@ -117,7 +111,7 @@ func TestControllerMetricsAcrossTerms(t *testing.T) {
 	leading(other, 1)
 	s := scrapeMember(t, c, l)
 	for _, name := range queueNames {
-		if err := s.want("workqueue_depth", 0, "name", name); err != nil {
+		if err := s.Want("workqueue_depth", 0, "name", name); err != nil {
 			t.Error(err)
 		}
 	}
@@ -127,102 +121,14 @@ func TestControllerMetricsAcrossTerms(t *testing.T) {
 	// term.
 	membertest.Eventually(t, 10*time.Second, func() error {
 		n := []string{"name", "service-account-controller"}
-		if again, was := scrapeMember(t, c, l).value("workqueue_adds_total", n...), first.value("workqueue_adds_total", n...); again <= was {
+		if again, was := scrapeMember(t, c, l).Value("workqueue_adds_total", n...), first.Value("workqueue_adds_total", n...); again <= was {
 			return fmt.Errorf("workqueue_adds_total%v: %v after leading again, %v before", n, again, was)
 		}
 		return nil
 	})
 }
 
-// samples are a scrape's sample values by series (name and sorted labels).
-type samples struct {
-	m   map[string]float64
-	raw []byte
-}
+// samples are a scrape of a member's /metrics (membertest.Metrics).
+type samples = membertest.Metrics
 
-// scrapeMember reads member i's GET /metrics with the admin token.
-func scrapeMember(t *testing.T, c *membertest.Cluster, i int) samples {
-	t.Helper()
-	cs, err := kubernetes.NewForConfig(c.RESTConfig(i))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(t.Context())
-	if err != nil {
-		t.Fatalf("GET /metrics: %v", err)
-	}
-	s := samples{m: map[string]float64{}, raw: raw}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		name, rest, _ := strings.Cut(line, " ")
-		var labels []string
-		if i := strings.IndexByte(line, '{'); i >= 0 {
-			end := strings.LastIndexByte(line, '}')
-			name, rest = line[:i], line[end+1:]
-			for _, kv := range strings.Split(line[i+1:end], ",") {
-				if k, v, ok := strings.Cut(kv, "="); ok {
-					labels = append(labels, k, strings.Trim(v, `"`))
-				}
-			}
-		}
-		v, err := strconv.ParseFloat(strings.Fields(rest)[0], 64)
-		if err != nil {
-			t.Fatalf("metrics line %q: %v", line, err)
-		}
-		s.m[seriesKey(name, labels...)] = v
-	}
-	return s
-}
-
-func seriesKey(name string, labels ...string) string {
-	var kvs []string
-	for i := 0; i+1 < len(labels); i += 2 {
-		kvs = append(kvs, labels[i]+"="+strconv.Quote(labels[i+1]))
-	}
-	sort.Strings(kvs)
-	return name + "{" + strings.Join(kvs, ",") + "}"
-}
-
-func (s samples) value(name string, labels ...string) float64 { return s.m[seriesKey(name, labels...)] }
-
-func (s samples) has(name string, labels ...string) bool {
-	_, ok := s.m[seriesKey(name, labels...)]
-	return ok
-}
-
-func (s samples) want(name string, v float64, labels ...string) error {
-	got, ok := s.m[seriesKey(name, labels...)]
-	if !ok || got != v {
-		return fmt.Errorf("%s = %v (present: %v), want %v", seriesKey(name, labels...), got, ok, v)
-	}
-	return nil
-}
-
-// promtoolCheck lints the metric families with the given prefixes with
-// `promtool check metrics` (skipped when promtool is not installed).
-func promtoolCheck(t *testing.T, raw []byte, prefixes ...string) {
-	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
-		t.Log("promtool not installed: metrics not linted")
-		return
-	}
-	var ours bytes.Buffer
-	for _, line := range strings.SplitAfter(string(raw), "\n") {
-		name := strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")
-		for _, p := range prefixes {
-			if strings.HasPrefix(name, p) {
-				ours.WriteString(line)
-				break
-			}
-		}
-	}
-	cmd := exec.Command(path, "check", "metrics")
-	cmd.Stdin = &ours
-	out, err := cmd.CombinedOutput()
-	if err != nil || len(bytes.TrimSpace(out)) > 0 {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
-}
+func scrapeMember(t *testing.T, c *membertest.Cluster, i int) samples { return c.Scrape(t, i) }
