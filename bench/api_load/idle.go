@@ -15,9 +15,11 @@ import (
 )
 
 // measureIdleRSS is target 9, which needs a process of its own (in
-// process, members share one): it builds cmd/node, starts one member with
-// an empty data dir under tmp, waits wait after it printed its kubeconfig
-// line, reads its VmRSS and VmHWM, and stops it with SIGTERM.
+// process, members share one): it builds cmd/node, and twice starts one
+// member with an empty data dir under tmp, waits wait after it printed its
+// kubeconfig line, reads its memory figures, and stops it with SIGTERM.
+// The first member keeps what start-up used (--release-startup-memory 0),
+// the second runs as configured by default.
 func measureIdleRSS(ctx context.Context, tmp string, wait time.Duration, stderr io.Writer) (*report.IdleRSS, error) {
 	bin := filepath.Join(tmp, "node")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/litek8s/litek8s/cmd/node")
@@ -25,8 +27,23 @@ func measureIdleRSS(ctx context.Context, tmp string, wait time.Duration, stderr 
 	if err := build.Run(); err != nil {
 		return nil, fmt.Errorf("go build cmd/node (run api_load from inside the module): %w", err)
 	}
-	cmd := exec.Command(bin, "--id", "idle", "--data-dir", filepath.Join(tmp, "idle"),
-		"--api-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn")
+	kept, err := idleMember(ctx, bin, filepath.Join(tmp, "idle-kept"), wait, stderr, "--release-startup-memory", "0")
+	if err != nil {
+		return nil, err
+	}
+	res, err := idleMember(ctx, bin, filepath.Join(tmp, "idle"), wait, stderr)
+	if err != nil {
+		return nil, err
+	}
+	res.StartupKept = &kept.ProcMemory
+	return res, nil
+}
+
+// idleMember starts one member of bin on dataDir, measures it after wait
+// and stops it.
+func idleMember(ctx context.Context, bin, dataDir string, wait time.Duration, stderr io.Writer, args ...string) (*report.IdleRSS, error) {
+	cmd := exec.Command(bin, append([]string{"--id", "idle", "--data-dir", dataDir,
+		"--api-addr", "127.0.0.1:0", "--raft-addr", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -81,13 +98,19 @@ func waitIdle(ctx context.Context, pid int, lines <-chan string, wait time.Durat
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-	rss, err := procStatus(pid, "VmRSS")
-	if err != nil {
-		return nil, err
+	var m report.ProcMemory
+	for _, f := range []struct {
+		key string
+		to  *uint64
+	}{{"VmRSS", &m.VmRSS}, {"VmHWM", &m.VmHWM}, {"RssAnon", &m.RssAnon}, {"RssFile", &m.RssFile}} {
+		v, err := procStatus(pid, f.key)
+		if err != nil {
+			return nil, err
+		}
+		*f.to = v
 	}
-	hwm, err := procStatus(pid, "VmHWM")
-	if err != nil {
-		return nil, err
-	}
-	return &report.IdleRSS{WaitSeconds: wait.Seconds(), VmRSS: rss, VmHWM: hwm}, nil
+	return &report.IdleRSS{WaitSeconds: wait.Seconds(), ProcMemory: m}, nil
 }
+
+// mib is n bytes in MiB.
+func mib(n uint64) float64 { return float64(n) / (1 << 20) }

@@ -66,8 +66,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.jsonOut, "json", "", "write every figure as JSON to this file")
 	fs.BoolVar(&o.markdown, "markdown", false, "print the tables as Markdown")
 	fs.StringVar(&o.verify, "verify", "sample", "list responses: sample (decode one per scenario, then check status, length and framing) or all (decode every one; measures the client)")
-	fs.BoolVar(&o.idleRSS, "idle-rss", false, "only measure target 9: build cmd/node, start one member process with an empty data dir, read its VmRSS")
-	fs.DurationVar(&o.idleWait, "idle-wait", 5*time.Second, "with -idle-rss: how long the member idles before its RSS is read")
+	fs.BoolVar(&o.idleRSS, "idle-rss", false, "only measure target 9: build cmd/node, start one member process with an empty data dir, read its VmRSS (and again with --release-startup-memory 0)")
+	fs.DurationVar(&o.idleWait, "idle-wait", 10*time.Second, "with -idle-rss: how long the member idles before its RSS is read")
 	fs.IntVar(&o.raftScale, "raft-timeout-scale", 4, "multiply the members' Raft heartbeat, election and lease timeouts (1: node's defaults; see bench/README.md)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "members' log level (debug, info, warn, error)")
 	fs.StringVar(&o.note, "note", "", "free text stored in the JSON (machine, purpose)")
@@ -165,8 +165,12 @@ func printReport(w io.Writer, rep *report.Report, o options) {
 		fmt.Fprintf(w, "controller resyncs (informers that fell behind the change feed), all members: %d\n", rep.ControllerResyncs)
 	}
 	if i := rep.IdleRSS; i != nil {
-		fmt.Fprintf(w, "idle member process: VmRSS %.1f MiB (VmHWM %.1f MiB) %gs after start\n",
-			float64(i.VmRSS)/(1<<20), float64(i.VmHWM)/(1<<20), i.WaitSeconds)
+		fmt.Fprintf(w, "idle member process %gs after start: VmRSS %.1f MiB (anonymous %.1f, file %.1f; VmHWM %.1f)\n",
+			i.WaitSeconds, mib(i.VmRSS), mib(i.RssAnon), mib(i.RssFile), mib(i.VmHWM))
+		if k := i.StartupKept; k != nil {
+			fmt.Fprintf(w, "  with --release-startup-memory 0: VmRSS %.1f MiB (anonymous %.1f, file %.1f)\n",
+				mib(k.VmRSS), mib(k.RssAnon), mib(k.RssFile))
+		}
 	}
 	if len(rep.Targets) > 0 {
 		fmt.Fprintln(w, "\ntargets (issue 4):")

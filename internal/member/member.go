@@ -190,8 +190,9 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}
 	bctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
+	nsDone := make(chan struct{})
 	m.wg.Add(1)
-	go func() { defer m.wg.Done(); m.bootstrapNamespaces(bctx) }()
+	go func() { defer m.wg.Done(); defer close(nsDone); m.bootstrapNamespaces(bctx) }()
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.api.Run(bctx) }() // the leader's deletion loop (pods whose grace period ended)
 	m.wg.Add(1)
@@ -199,6 +200,17 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if !fresh {
 		m.wg.Add(1)
 		go func() { defer m.wg.Done(); m.store.Reannounce(bctx) }() // restarted on another Raft address?
+	}
+	if fresh && cfg.Join == "" && cfg.BootstrapExpect <= 1 {
+		// A new single-member cluster: its first client may create in
+		// "default" at once, so the namespaces exist before Start returns.
+		select {
+		case <-nsDone:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-time.After(30 * time.Second):
+			return nil, errors.New("member: the new cluster did not create its namespaces within 30s")
+		}
 	}
 	return m, nil
 }

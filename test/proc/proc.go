@@ -237,3 +237,6 @@ func (p *Proc) Exited() bool {
 		return false
 	}
 }
+
+// Pid is the process ID of the member process.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }

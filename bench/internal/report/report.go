@@ -80,8 +80,18 @@ type Memory struct {
 // IdleRSS is target 9: one member process with an empty data dir.
 type IdleRSS struct {
 	WaitSeconds float64 `json:"wait_seconds"`
-	VmRSS       uint64  `json:"vmrss_bytes"`
-	VmHWM       uint64  `json:"vmhwm_bytes"`
+	ProcMemory
+	// StartupKept is the same member started with
+	// --release-startup-memory 0 (it keeps what start-up used).
+	StartupKept *ProcMemory `json:"startup_kept,omitempty"`
+}
+
+// ProcMemory is a process's figures from /proc/PID/status, in bytes.
+type ProcMemory struct {
+	VmRSS   uint64 `json:"vmrss_bytes"`
+	VmHWM   uint64 `json:"vmhwm_bytes"`
+	RssAnon uint64 `json:"rssanon_bytes,omitempty"`
+	RssFile uint64 `json:"rssfile_bytes,omitempty"`
 }
 
 // Scenario is one scenario's figures: each is the median over its runs.

@@ -33,7 +33,7 @@ func TestComputeTargets(t *testing.T) {
 		},
 		Fill:    &Fill{Objects: 100000, StoredBytes: 70 * mib},
 		Memory:  &Memory{Members: 3, HeapLiveAfterFill: 3 * 160 * mib},
-		IdleRSS: &IdleRSS{VmRSS: 41 * mib, WaitSeconds: 5},
+		IdleRSS: &IdleRSS{ProcMemory: ProcMemory{VmRSS: 41 * mib}, WaitSeconds: 5},
 	}
 	got := map[string]Target{}
 	for _, x := range ComputeTargets(r) {
