@@ -112,7 +112,7 @@ func New(cfg Config, store Store) (*Server, error) {
 	if err := s.routes(mux); err != nil {
 		return nil, err
 	}
-	s.handler = s.authenticate(s.instrument(mux))
+	s.handler = s.chain(mux)
 	if cfg.Metrics != nil {
 		cfg.Metrics.MustRegister(newObjectsCollector(s))
 	}
