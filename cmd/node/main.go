@@ -97,6 +97,9 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.Uint64("resync-lag-entries", def.Store.ResyncLagEntries, "a follower lagging more entries than this is told to resync (0: never)")
 	fs.Duration("commit-timeout", def.Store.CommitTimeout,
 		"longest a follower waits to learn a commit when no write follows (lower: faster watches on followers, more idle traffic)")
+	fs.String("token-auth-file", "", "static bearer tokens, kube's CSV format: token,user,uid,\"group1,group2\"")
+	fs.Bool("anonymous-auth", def.AnonymousAuth,
+		"requests without credentials are system:anonymous, for RBAC to decide (off: 401, except health and /version)")
 	fs.Duration("release-startup-memory", 3*time.Second,
 		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched (0: never)")
 	fs.String("leader-label", "", "in Kubernetes: label this member's own Pod KEY=true while it leads (needs POD_NAMESPACE, POD_NAME and RBAC to patch it)")
@@ -141,6 +144,8 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.Nonvoter = v.GetBool("nonvoter")
 	cfg.Peers = v.GetStringSlice("peers")
 	cfg.MetricsAddr = v.GetString("metrics-addr")
+	cfg.TokenAuthFile = v.GetString("token-auth-file")
+	cfg.AnonymousAuth = v.GetBool("anonymous-auth")
 	cfg.Store.RaftAddr = v.GetString("raft-addr")
 	cfg.Store.RaftAdvertise = v.GetString("raft-advertise")
 	cfg.Store.FeedSize = v.GetInt("feed-size")

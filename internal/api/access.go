@@ -1,23 +1,26 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/litek8s/litek8s/internal/auth"
 )
 
-// authorization.k8s.io: access reviews are created, never stored; the
-// answer comes back in the created object's status. Until RBAC (issue 8)
-// every authenticated user holds the admin token and may do everything, so
-// every review is allowed — which is what `kubectl auth can-i` shows an
-// admin on kube.
+// authorization.k8s.io: access reviews are created, never stored; RBAC's
+// answer comes back in the created object's status. That is what
+// `kubectl auth can-i` (SelfSubjectAccessReview) and `kubectl auth can-i
+// --list` (SelfSubjectRulesReview) ask.
 
 func authorizationKinds() []*resource {
 	create := []string{"create"}
 	row := func(plural, kind string, namespaced bool, newObj func() runtime.Object) *resource {
 		return &resource{Group: "authorization.k8s.io", Version: "v1", Resource: plural, Kind: kind,
-			Singular: "", Namespaced: namespaced, Verbs: create, New: newObj, NewList: newObj, Review: review}
+			Singular: "", Namespaced: namespaced, Verbs: create, New: newObj, NewList: newObj, Review: true}
 	}
 	return []*resource{
 		row("localsubjectaccessreviews", "LocalSubjectAccessReview", true, newOf[authorizationv1.LocalSubjectAccessReview]()),
@@ -27,23 +30,90 @@ func authorizationKinds() []*resource {
 	}
 }
 
-// review fills in the answer of an access review.
-func review(obj runtime.Object) {
-	allowed := authorizationv1.SubjectAccessReviewStatus{Allowed: true}
+// review fills in the answer of an access review asked by u in namespace
+// ns (a LocalSubjectAccessReview's path).
+func (s *Server) review(ctx context.Context, u *auth.User, ns string, obj runtime.Object) error {
 	switch o := obj.(type) {
 	case *authorizationv1.SelfSubjectAccessReview:
-		o.Status = allowed
+		st, err := s.accessReview(ctx, u, o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes)
+		o.Status = st
+		return err
 	case *authorizationv1.SubjectAccessReview:
-		o.Status = allowed
+		st, err := s.accessReview(ctx, specUser(o.Spec), o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes)
+		o.Status = st
+		return err
 	case *authorizationv1.LocalSubjectAccessReview:
-		o.Status = allowed
+		if ra := o.Spec.ResourceAttributes; ra == nil || ra.Namespace != ns {
+			return badRequest("spec.resourceAttributes.namespace must match namespace: %s", ns)
+		}
+		st, err := s.accessReview(ctx, specUser(o.Spec), o.Spec.ResourceAttributes, nil)
+		o.Status = st
+		return err
 	case *authorizationv1.SelfSubjectRulesReview:
-		all := []string{"*"}
-		o.Status = authorizationv1.SubjectRulesReviewStatus{
-			ResourceRules:    []authorizationv1.ResourceRule{{Verbs: all, APIGroups: all, Resources: all}},
-			NonResourceRules: []authorizationv1.NonResourceRule{{Verbs: all, NonResourceURLs: all}},
+		if o.Spec.Namespace == "" {
+			return badRequest("no namespace on request")
+		}
+		rules, err := s.rbac.Rules(ctx, u, o.Spec.Namespace)
+		if err != nil {
+			return err
+		}
+		o.Status = rulesStatus(rules)
+	}
+	return nil
+}
+
+// specUser is the user a SubjectAccessReview asks about.
+func specUser(spec authorizationv1.SubjectAccessReviewSpec) *auth.User {
+	u := &auth.User{Name: spec.User, UID: spec.UID, Groups: spec.Groups}
+	if len(spec.Extra) > 0 {
+		u.Extra = map[string][]string{}
+		for k, v := range spec.Extra {
+			u.Extra[k] = v
 		}
 	}
+	return u
+}
+
+// accessReview answers whether u may do what the attributes say.
+func (s *Server) accessReview(ctx context.Context, u *auth.User, ra *authorizationv1.ResourceAttributes,
+	nra *authorizationv1.NonResourceAttributes) (authorizationv1.SubjectAccessReviewStatus, error) {
+	var a auth.Attributes
+	switch {
+	case ra != nil:
+		a = auth.Attributes{User: u, Verb: ra.Verb, ResourceRequest: true, APIGroup: ra.Group, Resource: ra.Resource,
+			Subresource: ra.Subresource, Namespace: ra.Namespace, Name: ra.Name}
+	case nra != nil:
+		a = auth.Attributes{User: u, Verb: nra.Verb, Path: nra.Path}
+	default:
+		return authorizationv1.SubjectAccessReviewStatus{}, badRequest("resourceAttributes or nonResourceAttributes is required")
+	}
+	ok, err := s.rbac.Authorize(ctx, a)
+	if err != nil {
+		return authorizationv1.SubjectAccessReviewStatus{}, err
+	}
+	if !ok {
+		return authorizationv1.SubjectAccessReviewStatus{}, nil
+	}
+	st := authorizationv1.SubjectAccessReviewStatus{Allowed: true}
+	if !u.InGroup(auth.GroupMasters) {
+		st.Reason = "RBAC: allowed"
+	}
+	return st, nil
+}
+
+// rulesStatus lists rules as a SelfSubjectRulesReview's status.
+func rulesStatus(rules []rbacv1.PolicyRule) authorizationv1.SubjectRulesReviewStatus {
+	st := authorizationv1.SubjectRulesReviewStatus{ResourceRules: []authorizationv1.ResourceRule{},
+		NonResourceRules: []authorizationv1.NonResourceRule{}}
+	for _, r := range rules {
+		if len(r.NonResourceURLs) > 0 {
+			st.NonResourceRules = append(st.NonResourceRules, authorizationv1.NonResourceRule{Verbs: r.Verbs, NonResourceURLs: r.NonResourceURLs})
+			continue
+		}
+		st.ResourceRules = append(st.ResourceRules, authorizationv1.ResourceRule{Verbs: r.Verbs, APIGroups: r.APIGroups,
+			Resources: r.Resources, ResourceNames: r.ResourceNames})
+	}
+	return st
 }
 
 // serveReview answers the creation of an access review: 201 with the
@@ -58,8 +128,10 @@ func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, q *request)
 	if err != nil {
 		return err
 	}
+	if err := s.review(r.Context(), auth.UserFrom(r.Context()), q.namespace, obj); err != nil {
+		return err
+	}
 	ws.write(w)
-	q.res.Review(obj)
 	raw, err := encode(obj)
 	if err != nil {
 		return err

@@ -8,5 +8,6 @@ import "net/http"
 func (s *Server) chain(mux http.Handler) http.Handler {
 	h := s.instrument(mux)
 	h = s.authenticate(h)
+	h = s.limit(h)
 	return h
 }

@@ -1,11 +1,14 @@
 package api
 
 import (
+	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,9 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 )
-
-// maxBodyBytes is kube's request body limit.
-const maxBodyBytes = 3 << 20
 
 // codecs decode request bodies of the served kinds.
 type codecs struct {
@@ -52,13 +52,21 @@ func parseFieldValidation(r *http.Request) (fieldValidation, error) {
 	}
 }
 
-// readBody reads a request body up to kube's limit.
+// readBody reads a request body, which limit (limits.go) bounds: over
+// the limit it is kube's 413; past the request's deadline (the
+// connection's read deadline) kube's 504.
 func readBody(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBodyBytes))
-	if err != nil {
-		return nil, errBodyTooLarge
+	body, err := io.ReadAll(r.Body)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil:
+		return body, nil
+	case errors.As(err, &tooLarge):
+		return nil, errTooLarge(tooLarge.Limit)
+	case r.Context().Err() != nil || errors.Is(err, os.ErrDeadlineExceeded):
+		return nil, context.DeadlineExceeded
 	}
-	return body, nil
+	return nil, badRequest("unable to read the request body: %v", err)
 }
 
 // decoderFor returns the decoder of a create or update body's media type.

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,21 +28,7 @@ func Derive(resource string, raw []byte) (map[string]string, []kv.Cell) {
 func (s *Server) EnsureNamespaces(ctx context.Context, names ...string) error {
 	res := s.registry().lookup("v1", "namespaces")
 	for _, name := range names {
-		q := &request{res: res, name: name}
-		if _, _, err := s.store.Get(ctx, q.key(), false); err == nil {
-			continue
-		}
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		ns.GetObjectKind().SetGroupVersionKind(res.gvk())
-		if _, err := s.admitCreate(q, ns); err != nil {
-			return err
-		}
-		raw, err := encode(ns)
-		if err != nil {
-			return err
-		}
-		_, err = s.store.Propose(ctx, kv.Write{Op: kv.OpCreate, Key: q.key(), Object: raw})
-		if err != nil && !errors.Is(err, kv.ErrAlreadyExists) {
+		if err := s.ensure(ctx, &request{res: res, name: name}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 			return err
 		}
 	}

@@ -71,5 +71,9 @@ func (r *resource) subresources() []discovery.Subresource {
 	if r.Binding {
 		out = append(out, discovery.Subresource{Name: "binding", Version: "v1", Kind: "Binding", Verbs: []string{"create"}})
 	}
+	if r.TokenRequest {
+		out = append(out, discovery.Subresource{Name: "token", Group: "authentication.k8s.io", Version: "v1",
+			Kind: "TokenRequest", Verbs: []string{"create"}})
+	}
 	return out
 }

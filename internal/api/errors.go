@@ -31,8 +31,6 @@ var (
 	errUnauthorized         = statusErr(http.StatusUnauthorized, metav1.StatusReasonUnauthorized, "Unauthorized", nil)
 	errUnsupportedMediaType = statusErr(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 		"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf", nil)
-	errBodyTooLarge = statusErr(http.StatusRequestEntityTooLarge, metav1.StatusReasonRequestEntityTooLarge,
-		"the request body is too large", nil)
 	// errPatchMediaType is kube's bare 415 for a PATCH with a non-patch type.
 	errPatchMediaType = statusErr(http.StatusUnsupportedMediaType, metav1.StatusReasonUnsupportedMediaType,
 		"415: Unsupported Media Type", &metav1.StatusDetails{})

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -37,6 +38,7 @@ func newForwarder(store Store, rt http.RoundTripper, wait time.Duration,
 			pr.SetURL(pr.In.Context().Value(leaderKey{}).(*url.URL))
 			pr.Out.Host = pr.In.Host
 			pr.Out.Header.Set(forwardedHeader, "1")
+			relayUser(pr.Out, auth.UserFrom(pr.In.Context()))
 		},
 		// A leader that could not be dialled got nothing: the write was not
 		// made, and the client may send it again (503, Retry-After). A

@@ -27,10 +27,15 @@ func (s *Server) adapt(h handlerFunc) http.Handler {
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if responseStarted(w) { // too late for a Status: the client sees a cut answer
+		s.log.Warn("request failed after its answer started", "method", r.Method, "path", r.URL.Path, "err", err)
+		return
+	}
 	var se apierrors.APIStatus
 	if !errors.As(err, &se) {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			se = apierrors.NewTimeoutError("request did not complete in time", 1)
+			// kube's timeout filter (WithTimeoutForNonLongRunningRequests)
+			se = apierrors.NewTimeoutError("request did not complete within the allotted timeout", 0)
 		} else {
 			s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 			se = apierrors.NewInternalError(err)

@@ -438,7 +438,7 @@ func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 	seen := make(map[string]bool, len(reg.all))
 	for _, r := range reg.all {
 		key := r.storeKey()
-		if r.Review != nil || seen[key] { // reviews are never stored; one row per stored resource
+		if r.Review || seen[key] { // reviews are never stored; one row per stored resource
 			continue
 		}
 		seen[key] = true

@@ -50,6 +50,8 @@ type resource struct {
 	Scale *scaleSpec
 	// Binding: pods/binding (POST sets spec.nodeName).
 	Binding bool
+	// TokenRequest: serviceaccounts/token (POST issues a token).
+	TokenRequest bool
 	// Validate checks kind-specific rules (immutable fields, …) on create
 	// (old nil) and update. Optional.
 	Validate func(obj, old runtime.Object) field.ErrorList
@@ -61,9 +63,9 @@ type resource struct {
 	// attribute to the writer (allocations, status) belong in Prepare.
 	// Must be idempotent. Optional.
 	Normalize func(obj runtime.Object)
-	// Review, when set, makes the resource an access review: created, never
+	// Review makes the resource an access review: created, never
 	// stored, answered by filling in its status.
-	Review func(obj runtime.Object)
+	Review bool
 	// UnknownFields lists the fields of an object its schema does not
 	// declare (custom resources; pruned by Normalize). Optional.
 	UnknownFields func(obj runtime.Object) []string

@@ -37,7 +37,7 @@ func coreKinds() []*resource {
 		{Version: "v1", Resource: "events", Singular: "event", Kind: "Event", Namespaced: true,
 			ShortNames: []string{"ev"}, New: newOf[corev1.Event](), NewList: newOf[corev1.EventList]()},
 		{Version: "v1", Resource: "serviceaccounts", Singular: "serviceaccount", Kind: "ServiceAccount",
-			Namespaced: true, ShortNames: []string{"sa"},
+			Namespaced: true, ShortNames: []string{"sa"}, TokenRequest: true,
 			New: newOf[corev1.ServiceAccount](), NewList: newOf[corev1.ServiceAccountList]()},
 		{Version: "v1", Resource: "endpoints", Singular: "endpoints", Kind: "Endpoints", Namespaced: true,
 			ShortNames: []string{"ep"}, New: newOf[corev1.Endpoints](), NewList: newOf[corev1.EndpointsList](),

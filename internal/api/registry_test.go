@@ -36,11 +36,10 @@ func readGolden(tb testing.TB, name string) []byte {
 // unservedSubresources are the subresources kube announces that litek8s
 // does not serve (yet): discovery must not announce them.
 var unservedSubresources = map[string][]string{
-	"v1/namespaces":      {"finalize"},
-	"v1/nodes":           {"proxy"},
-	"v1/pods":            {"attach", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "proxy", "resize"},
-	"v1/serviceaccounts": {"token"},
-	"v1/services":        {"proxy"},
+	"v1/namespaces": {"finalize"},
+	"v1/nodes":      {"proxy"},
+	"v1/pods":       {"attach", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "proxy", "resize"},
+	"v1/services":   {"proxy"},
 }
 
 // TestBuiltinDiscoveryGolden serves the aggregated discovery of the

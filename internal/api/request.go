@@ -71,6 +71,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := s.authorize(r, q); err != nil {
+		return err
+	}
 	watch := isWatch(r)
 	s.observe(w, r, q, watch)
 	if q.res.Deprecation != "" {
@@ -79,7 +82,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 	if q.subresource != "" {
 		return s.serveSubresource(w, r, q)
 	}
-	if q.res.Review != nil {
+	if q.res.Review {
 		if r.Method != http.MethodPost || !q.collection {
 			return errMethodNotAllowed
 		}
@@ -142,6 +145,10 @@ func (s *Server) serveSubresource(w http.ResponseWriter, r *http.Request, q *req
 	case q.subresource == "binding" && res.Binding:
 		if r.Method == http.MethodPost {
 			return s.bind(w, r, q)
+		}
+	case q.subresource == "token" && res.TokenRequest:
+		if r.Method == http.MethodPost {
+			return s.requestToken(w, r, q)
 		}
 	case q.subresource == "finalize" && res.storeKey() == "namespaces":
 		if r.Method == http.MethodPut {

@@ -27,7 +27,7 @@ func (s *Server) Resources(ctx context.Context) []ServedResource {
 	seen := make(map[string]bool, len(reg.all))
 	for _, r := range reg.all {
 		v := r.verbs()
-		if r.Review != nil || seen[r.storeKey()] ||
+		if r.Review || seen[r.storeKey()] ||
 			!slices.Contains(v, "list") || !slices.Contains(v, "watch") || !slices.Contains(v, "delete") {
 			continue
 		}
@@ -45,6 +45,6 @@ func (s *Server) Resources(ctx context.Context) []ServedResource {
 func (s *Server) LocalOnly() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Set(forwardedHeader, "1")
-		s.ServeHTTP(w, r)
+		s.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), localKey{}, true)))
 	})
 }

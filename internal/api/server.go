@@ -3,22 +3,35 @@ package api
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"crypto/subtle"
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/litek8s/litek8s/internal/auth"
 )
 
 // Config configures a Server. Start from DefaultConfig.
 type Config struct {
-	// Token is the bearer token every API request must carry.
+	// Token is the admin token: its holder is in system:masters.
 	Token string
+	// Tokens are the users of a static token file (token → user).
+	Tokens map[string]*auth.User
+	// ServiceAccounts signs the tokens of the serviceaccounts/token
+	// subresource (TokenRequest) and verifies them; nil: none. Its Lookup
+	// and Now are filled in by New when nil.
+	ServiceAccounts *auth.ServiceAccountTokens
+	// Anonymous lets requests without credentials through as
+	// system:anonymous for RBAC to decide (kube's --anonymous-auth); off,
+	// they get 401 except on the health paths and /version.
+	Anonymous bool
+	// MemberOrg is the organization of member certificates (see
+	// auth.Authenticator.MemberOrg).
+	MemberOrg string
 	// Internal serves /internal/ (the store's endpoints between members;
 	// they authenticate themselves: a member certificate of the cluster CA,
 	// or the join token for joining). Optional.
@@ -44,12 +57,15 @@ type Config struct {
 	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a
 	// BOOKMARK (kube: about every minute); 0 means one minute.
 	BookmarkInterval time.Duration
+	// Limits bound requests in flight, bodies, stored objects and request
+	// times (limits.go).
+	Limits Limits
 }
 
 // DefaultConfig returns a Config with the defaults filled in.
 func DefaultConfig() Config {
 	return Config{LeaderWait: 5 * time.Second, Now: time.Now, GitVersion: "v1.37.2-litek8s", Logger: slog.Default(),
-		BookmarkInterval: time.Minute}
+		Limits: DefaultLimits(), BookmarkInterval: time.Minute, Anonymous: true}
 }
 
 // Validate reports the first invalid setting.
@@ -62,7 +78,7 @@ func (c *Config) Validate() error {
 	case c.LeaderWait <= 0:
 		return errors.New("api: LeaderWait must be positive")
 	}
-	return nil
+	return c.Limits.Validate()
 }
 
 // Server is the Kubernetes API of one member.
@@ -89,6 +105,10 @@ type Server struct {
 	// writes is the write path's own state (field managers, the leader's
 	// deletion loop): see writestate.go.
 	writes writeState
+	// authn, rbac and policies are who may do what (authz.go).
+	authn    *auth.Authenticator
+	rbac     *auth.RBAC
+	policies policyCache
 }
 
 // New builds the API server over store.
@@ -108,6 +128,17 @@ func New(cfg Config, store Store) (*Server, error) {
 	}
 	s.codecs = newCodecs(s.scheme)
 	s.fwd = newForwarder(store, cfg.PeerTransport, cfg.LeaderWait, s.writeError)
+	s.authn = &auth.Authenticator{AdminToken: cfg.Token, Tokens: cfg.Tokens, ServiceAccounts: cfg.ServiceAccounts,
+		MemberOrg: cfg.MemberOrg, Anonymous: cfg.Anonymous, AnonymousPaths: publicPaths}
+	if sa := cfg.ServiceAccounts; sa != nil {
+		if sa.Lookup == nil {
+			sa.Lookup = s.serviceAccountUID
+		}
+		if sa.Now == nil {
+			sa.Now = cfg.Now
+		}
+	}
+	s.rbac = &auth.RBAC{Policy: s.policy}
 	mux := http.NewServeMux()
 	if err := s.routes(mux); err != nil {
 		return nil, err
@@ -152,26 +183,4 @@ func (s *Server) routes(mux *http.ServeMux) error {
 	mux.Handle("/api/v1/", res)
 	mux.Handle("/apis/{group}/{version}/", res)
 	return nil
-}
-
-// anonymous paths need no token.
-func anonymous(path string) bool {
-	switch path {
-	case "/version", "/healthz", "/livez", "/readyz":
-		return true
-	}
-	return strings.HasPrefix(path, "/internal/")
-}
-
-func (s *Server) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !anonymous(r.URL.Path) {
-			tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.cfg.Token)) != 1 {
-				s.writeError(w, r, errUnauthorized)
-				return
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
 }

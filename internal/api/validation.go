@@ -60,8 +60,11 @@ func metaErrors(res *resource, obj runtime.Object) field.ErrorList {
 		return field.ErrorList{field.InternalError(metadataPath, err)}
 	}
 	nameFn := validation.NameIsDNSSubdomain
-	if res.Resource == "namespaces" && res.Group == "" {
+	switch {
+	case res.Resource == "namespaces" && res.Group == "":
 		nameFn = validation.ValidateNamespaceName
+	case res.Group == "rbac.authorization.k8s.io": // kube's ValidateRBACName: system:… names
+		nameFn = pathSegmentName
 	}
 	return validation.ValidateObjectMetaAccessor(m, res.Namespaced, nameFn, metadataPath)
 }

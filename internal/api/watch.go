@@ -74,14 +74,15 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 			return err
 		}
 	}
-	ctx := r.Context()
-	var deadline time.Time
-	if p.timeout > 0 {
-		var cancel func()
-		ctx, cancel = context.WithTimeout(ctx, p.timeout)
-		defer cancel()
-		deadline, _ = ctx.Deadline()
+	if p.timeout == 0 { // kube: a random time between MinRequestTimeout and twice it
+		p.timeout = s.watchTimeout()
 	}
+	ctx, cancel := context.WithTimeout(r.Context(), p.timeout)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	ww.rc, ww.end = http.NewResponseController(w), deadline.Add(timeoutWriteGrace)
+	ww.rc.SetWriteDeadline(ww.end)
+	defer ww.rc.SetWriteDeadline(time.Time{}) // net/http keeps it for the connection's next request
 	rev := revisionOf(p.rv)
 	// resourceVersion unset or "0", or a watch-list: start with the current
 	// state as ADDED events, then follow from its revision.
@@ -212,7 +213,18 @@ type watchWriter struct {
 	// events counts the events sent (apiserver_watch_events_total; nil
 	// without metrics).
 	events prometheus.Counter
+	// rc sets the connection's write deadline: end (the watch's deadline
+	// and a grace) between writes, and at most watchStallTimeout from the
+	// start of each write, so that a client that stops reading cannot hold
+	// the watch's goroutine and buffers (the store ends its feed as soon as
+	// its buffer is full).
+	rc  *http.ResponseController
+	end time.Time
 }
+
+// watchStallTimeout is how long one write of a watch may block on a
+// client that does not read before the watch is cut.
+const watchStallTimeout = time.Minute
 
 func (ww *watchWriter) start() {
 	h := ww.w.Header()
@@ -394,6 +406,17 @@ func (ww *watchWriter) bookmark(rev uint64, initialEnd bool) {
 }
 
 func (ww *watchWriter) flush() error {
+	if ww.rc == nil { // before the watch's deadline is known
+		ww.rc = http.NewResponseController(ww.w)
+	}
+	if !ww.end.IsZero() {
+		stall := time.Now().Add(watchStallTimeout)
+		if ww.end.Before(stall) {
+			stall = ww.end
+		}
+		ww.rc.SetWriteDeadline(stall)
+		defer ww.rc.SetWriteDeadline(ww.end)
+	}
 	if len(ww.buf) > 0 {
 		_, err := ww.w.Write(ww.buf)
 		ww.buf = ww.buf[:0]
@@ -401,7 +424,7 @@ func (ww *watchWriter) flush() error {
 			return err
 		}
 	}
-	return http.NewResponseController(ww.w).Flush()
+	return ww.rc.Flush()
 }
 
 // expired ends the stream with an ERROR event holding a 410 Expired Status.

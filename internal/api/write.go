@@ -123,6 +123,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 			if err != nil {
 				return nil, err
 			}
+			if err := s.checkObjectSize(q.res, cq.name, raw); err != nil {
+				return nil, err
+			}
 			if _, _, err := s.store.Get(ctx, cq.key(), false); err == nil {
 				return nil, apierrors.NewAlreadyExists(q.res.groupResource(), cq.name)
 			}
@@ -133,6 +136,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		}
 		raw, err := encode(o)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.checkObjectSize(q.res, cq.name, raw); err != nil {
 			return nil, err
 		}
 		stored, err := s.store.Propose(ctx, kv.Write{Op: kv.OpCreate, Key: cq.key(), Object: raw})
@@ -308,6 +314,9 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 	}
 	if bytes.Equal(raw, cur.Raw) { // nothing changed: no write, same resourceVersion
 		return &writeResult{raw: cur.Raw, code: http.StatusOK}, nil
+	}
+	if err := s.checkObjectSize(q.res, q.name, raw); err != nil {
+		return nil, err
 	}
 	if u.opts.dryRun {
 		return &writeResult{raw: raw, code: http.StatusOK}, nil

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/raftstore"
@@ -64,12 +65,19 @@ type Config struct {
 	// MetricsAddr, when set, is a plain-HTTP listener ("127.0.0.1:0" picks
 	// a port) that serves only GET /metrics, without credentials.
 	MetricsAddr string
-	Logger      *slog.Logger
+	// TokenAuthFile is kube's static token file (CSV: token,user,uid,
+	// "group1,group2"); empty: none.
+	TokenAuthFile string
+	// AnonymousAuth lets requests without credentials through as
+	// system:anonymous, for RBAC to decide (kube's --anonymous-auth);
+	// off, they get 401 except on the health paths and /version.
+	AnonymousAuth bool
+	Logger        *slog.Logger
 }
 
 // DefaultConfig returns the configuration of `node` with no flags.
 func DefaultConfig() Config {
-	return Config{ID: "node-1", DataDir: "data", APIAddr: "127.0.0.1:6443",
+	return Config{ID: "node-1", DataDir: "data", APIAddr: "127.0.0.1:6443", AnonymousAuth: true,
 		Store: raftstore.DefaultConfig(), Controllers: controllers.DefaultConfig(), Logger: slog.Default()}
 }
 
@@ -264,10 +272,27 @@ func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificat
 func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) error {
 	ac := api.DefaultConfig()
 	ac.Token, ac.Internal, ac.PeerTransport, ac.Logger = sec.Token, m.store.InternalHandler(), rt, m.log
+	ac.Anonymous, ac.MemberOrg = m.cfg.AnonymousAuth, memberOrg
+	if f := m.cfg.TokenAuthFile; f != "" {
+		tf, err := os.Open(f)
+		if err != nil {
+			return fmt.Errorf("member: token auth file: %w", err)
+		}
+		ac.Tokens, err = auth.ParseTokenFile(tf)
+		tf.Close()
+		if err != nil {
+			return fmt.Errorf("member: %s: %w", f, err)
+		}
+	}
+	saKey, err := sec.serviceAccountKey()
+	if err != nil {
+		return err
+	}
+	ac.ServiceAccounts = &auth.ServiceAccountTokens{Key: saKey, Issuer: serviceAccountIssuer,
+		Audiences: []string{serviceAccountIssuer}}
 	ac.Admin = m.adminHandler()
 	ac.MetricsHandler, ac.Metrics = metricsHandler(m.metrics), m.metrics
 	m.version = ac.GitVersion
-	var err error
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err
 	}
@@ -289,8 +314,9 @@ func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) err
 }
 
 // bootstrapNamespaces makes the leader create kube-apiserver's system
-// namespaces (default, kube-system, kube-public, kube-node-lease) once;
-// followers leave it to whoever leads.
+// namespaces (default, kube-system, kube-public, kube-node-lease) and the
+// default RBAC policy (those missing) once; followers leave it to whoever
+// leads.
 func (m *Member) bootstrapNamespaces(ctx context.Context) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -300,6 +326,9 @@ func (m *Member) bootstrapNamespaces(ctx context.Context) {
 				return
 			}
 			err := m.api.EnsureNamespaces(ctx, "default", "kube-system", "kube-public", "kube-node-lease")
+			if err == nil {
+				err = m.api.EnsureDefaultPolicy(ctx)
+			}
 			if err == nil {
 				return
 			}

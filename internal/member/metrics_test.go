@@ -131,11 +131,12 @@ func TestRaftMetrics(t *testing.T) {
 				t.Errorf("member %d, metrics listener: %s %s: %d, want %d", i, tc.method, tc.path, code, tc.want)
 			}
 		}
-		// On the API, /metrics needs the admin token.
-		for _, tok := range []string{"", "wrong"} {
+		// On the API, /metrics needs a user RBAC lets get it (the admin
+		// token's is in system:masters): anonymous gets 403, a wrong token 401.
+		for tok, want := range map[string]int{"": http.StatusForbidden, "wrong": http.StatusUnauthorized} {
 			client := &http.Client{Transport: c.transps[i]}
-			if code := httpCode(t, client, "GET", c.members[i].URL()+"/metrics", tok); code != http.StatusUnauthorized {
-				t.Errorf("member %d: GET /metrics with token %q: %d, want 401", i, tok, code)
+			if code := httpCode(t, client, "GET", c.members[i].URL()+"/metrics", tok); code != want {
+				t.Errorf("member %d: GET /metrics with token %q: %d, want %d", i, tok, code, want)
 			}
 		}
 	}

@@ -29,6 +29,26 @@ type secrets struct {
 	CAKey     []byte `json:"caKey"`  // PEM
 	Token     string `json:"token"`
 	JoinToken string `json:"joinToken"`
+	// SAKey signs ServiceAccount tokens (PEM EC key; tls/sa.key). Data
+	// dirs from before it sign with the CA key.
+	SAKey []byte `json:"saKey,omitempty"`
+}
+
+// serviceAccountIssuer is the iss (and default audience) of the
+// ServiceAccount tokens, kube's default.
+const serviceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+
+// serviceAccountKey is the key that signs ServiceAccount tokens.
+func (s secrets) serviceAccountKey() (*ecdsa.PrivateKey, error) {
+	b := s.SAKey
+	if len(b) == 0 {
+		b = s.CAKey
+	}
+	block, _ := pem.Decode(b)
+	if block == nil {
+		return nil, errors.New("member: the ServiceAccount key is not PEM")
+	}
+	return x509.ParseECPrivateKey(block.Bytes)
 }
 
 // memberOrg is the organization of member certificates: what tells a
@@ -65,6 +85,9 @@ func loadSecrets(dataDir string) (s secrets, ok bool, err error) {
 		return s, false, err
 	}
 	s.Token = string(tok)
+	if s.SAKey, err = os.ReadFile(filepath.Join(dir, "sa.key")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return s, false, err
+	}
 	join, err := os.ReadFile(filepath.Join(dir, "join-token"))
 	switch {
 	case errors.Is(err, os.ErrNotExist): // a data dir from before join tokens: the admin token joins
@@ -83,7 +106,10 @@ func (s secrets) save(dataDir string) error {
 		return err
 	}
 	for name, b := range map[string][]byte{"ca.crt": s.CACert, "ca.key": s.CAKey, "admin-token": []byte(s.Token),
-		"join-token": []byte(s.JoinToken)} {
+		"join-token": []byte(s.JoinToken), "sa.key": s.SAKey} {
+		if len(b) == 0 {
+			continue // sa.key of a data dir from before it
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
 			return err
 		}
@@ -113,6 +139,14 @@ func newSecrets(adminToken, joinToken string) (secrets, error) {
 	if err != nil {
 		return secrets{}, err
 	}
+	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return secrets{}, err
+	}
+	sab, err := x509.MarshalECPrivateKey(saKey)
+	if err != nil {
+		return secrets{}, err
+	}
 	if adminToken == "" {
 		adminToken = randomToken()
 	}
@@ -124,6 +158,7 @@ func newSecrets(adminToken, joinToken string) (secrets, error) {
 		CAKey:     pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}),
 		Token:     adminToken,
 		JoinToken: joinToken,
+		SAKey:     pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sab}),
 	}, nil
 }
 

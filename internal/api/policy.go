@@ -1,0 +1,52 @@
+package api
+
+import (
+	"context"
+	"errors"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/litek8s/litek8s/internal/auth"
+	"github.com/litek8s/litek8s/internal/kv"
+)
+
+// EnsureDefaultPolicy creates the default ClusterRoles and
+// ClusterRoleBindings (auth.DefaultClusterRoles) that do not exist; it
+// leaves those that do alone, changed or not. Leader only.
+func (s *Server) EnsureDefaultPolicy(ctx context.Context) error {
+	reg := s.registry()
+	roles := reg.lookup("rbac.authorization.k8s.io/v1", "clusterroles")
+	bindings := reg.lookup("rbac.authorization.k8s.io/v1", "clusterrolebindings")
+	for _, cr := range auth.DefaultClusterRoles() {
+		if err := s.ensure(ctx, &request{res: roles, name: cr.Name}, cr); err != nil {
+			return err
+		}
+	}
+	for _, b := range auth.DefaultClusterRoleBindings() {
+		if err := s.ensure(ctx, &request{res: bindings, name: b.Name}, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensure creates obj at q through admission unless something is stored
+// there already.
+func (s *Server) ensure(ctx context.Context, q *request, obj runtime.Object) error {
+	if _, _, err := s.store.Get(ctx, q.key(), false); err == nil {
+		return nil
+	}
+	obj.GetObjectKind().SetGroupVersionKind(q.res.gvk())
+	if _, err := s.admitCreate(q, obj); err != nil {
+		return err
+	}
+	raw, err := encode(obj)
+	if err != nil {
+		return err
+	}
+	_, err = s.store.Propose(ctx, kv.Write{Op: kv.OpCreate, Key: q.key(), Object: raw})
+	if err != nil && !errors.Is(err, kv.ErrAlreadyExists) {
+		return err
+	}
+	return nil
+}

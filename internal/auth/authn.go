@@ -1,0 +1,93 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// ErrUnauthorized is a request with credentials that prove nothing (a
+// wrong token, an expired ServiceAccount token), or with none when
+// anonymous requests are off: kube's 401.
+var ErrUnauthorized = errors.New("auth: unauthorized")
+
+// Headers through which a member relays the user of a request it forwards
+// to the leader. They are believed only on a connection that presents a
+// member certificate (organization MemberOrg) and ignored otherwise.
+const (
+	RemoteUserHeader  = "X-Litek8s-Remote-User"
+	RemoteUIDHeader   = "X-Litek8s-Remote-Uid"
+	RemoteGroupHeader = "X-Litek8s-Remote-Group"
+)
+
+// Authenticator tells who made a request.
+type Authenticator struct {
+	// AdminToken authenticates AdminUser in system:masters.
+	AdminToken string
+	// Tokens are the static tokens (a token file): token → user.
+	Tokens map[string]*User
+	// ServiceAccounts verifies ServiceAccount tokens (nil: none).
+	ServiceAccounts *ServiceAccountTokens
+	// MemberOrg is the organization of member certificates: a member is
+	// not a user, but relays one (RemoteUserHeader).
+	MemberOrg string
+	// Anonymous lets requests without credentials through as
+	// system:anonymous (kube's --anonymous-auth, on by default); RBAC then
+	// decides. Off, they get 401, except on AnonymousPaths.
+	Anonymous bool
+	// AnonymousPaths are served to anyone (health and version).
+	AnonymousPaths []string
+}
+
+// Authenticate returns the user of r. Client certificates must have been
+// verified against the cluster CA by the TLS listener.
+func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*User, error) {
+	if cert := verifiedCert(r); cert != nil {
+		if a.MemberOrg != "" && slices.Contains(cert.Subject.Organization, a.MemberOrg) {
+			if name := r.Header.Get(RemoteUserHeader); name != "" {
+				return &User{Name: name, UID: r.Header.Get(RemoteUIDHeader), Groups: r.Header.Values(RemoteGroupHeader)}, nil
+			}
+		} else if _, hasToken := bearer(r); !hasToken {
+			// a user's certificate: user = CN, groups = O
+			groups := append(slices.Clone(cert.Subject.Organization), GroupAuthenticated)
+			return &User{Name: cert.Subject.CommonName, Groups: groups}, nil
+		}
+	}
+	tok, ok := bearer(r)
+	if !ok {
+		if a.Anonymous || slices.Contains(a.AnonymousPaths, r.URL.Path) {
+			return &User{Name: Anonymous, Groups: []string{GroupUnauthenticated}}, nil
+		}
+		return nil, ErrUnauthorized
+	}
+	if a.AdminToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(a.AdminToken)) == 1 {
+		return adminUser, nil
+	}
+	if u, ok := a.Tokens[tok]; ok {
+		return u, nil
+	}
+	if a.ServiceAccounts != nil && looksLikeJWT(tok) {
+		if u, err := a.ServiceAccounts.Verify(ctx, tok); err == nil {
+			return u, nil
+		}
+	}
+	return nil, ErrUnauthorized
+}
+
+var adminUser = &User{Name: AdminUser, Groups: []string{GroupMasters, GroupAuthenticated}}
+
+// bearer returns the request's bearer token.
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+func looksLikeJWT(tok string) bool { return strings.Count(tok, ".") == 2 }

@@ -1,0 +1,15 @@
+package auth
+
+import (
+	"crypto/x509"
+	"net/http"
+)
+
+// verifiedCert returns the client certificate the TLS handshake verified
+// (nil: none).
+func verifiedCert(r *http.Request) *x509.Certificate {
+	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
+		return nil
+	}
+	return r.TLS.VerifiedChains[0][0]
+}
