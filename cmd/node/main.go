@@ -100,6 +100,17 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("token-auth-file", "", "static bearer tokens, kube's CSV format: token,user,uid,\"group1,group2\"")
 	fs.Bool("anonymous-auth", def.AnonymousAuth,
 		"requests without credentials are system:anonymous, for RBAC to decide (off: 401, except health and /version)")
+	fs.Int("max-requests-inflight", def.Limits.MaxRequestsInflight,
+		"read-only requests served at once; more get 429 (0: no limit)")
+	fs.Int("max-mutating-requests-inflight", def.Limits.MaxMutatingRequestsInflight,
+		"writes served at once; more get 429 (0: no limit)")
+	fs.Int("max-watches-inflight", def.Limits.MaxWatchesInflight, "open watches; more get 429 (0: no limit)")
+	fs.Duration("request-timeout", def.Limits.RequestTimeout,
+		"deadline of every request but watches (?timeout= may shorten it); past it 504")
+	fs.Duration("min-request-timeout", def.Limits.MinRequestTimeout,
+		"a watch without timeoutSeconds ends after a random time between this and twice this")
+	fs.Int("max-object-size-bytes", def.Limits.MaxObjectBytes,
+		"largest object stored, as encoded; a write that makes a larger one gets 413")
 	fs.Duration("release-startup-memory", 3*time.Second,
 		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched (0: never)")
 	fs.String("leader-label", "", "in Kubernetes: label this member's own Pod KEY=true while it leads (needs POD_NAMESPACE, POD_NAME and RBAC to patch it)")
@@ -146,6 +157,12 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.MetricsAddr = v.GetString("metrics-addr")
 	cfg.TokenAuthFile = v.GetString("token-auth-file")
 	cfg.AnonymousAuth = v.GetBool("anonymous-auth")
+	cfg.Limits.MaxRequestsInflight = v.GetInt("max-requests-inflight")
+	cfg.Limits.MaxMutatingRequestsInflight = v.GetInt("max-mutating-requests-inflight")
+	cfg.Limits.MaxWatchesInflight = v.GetInt("max-watches-inflight")
+	cfg.Limits.RequestTimeout = v.GetDuration("request-timeout")
+	cfg.Limits.MinRequestTimeout = v.GetDuration("min-request-timeout")
+	cfg.Limits.MaxObjectBytes = v.GetInt("max-object-size-bytes")
 	cfg.Store.RaftAddr = v.GetString("raft-addr")
 	cfg.Store.RaftAdvertise = v.GetString("raft-advertise")
 	cfg.Store.FeedSize = v.GetInt("feed-size")

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/litek8s/litek8s/internal/api"
 )
 
 // Flags win over LITEK8S_* environment variables, which win over the
@@ -97,5 +100,39 @@ func TestSimulatedNodesFlag(t *testing.T) {
 	}
 	if _, err := memberConfig(v); err == nil {
 		t.Error("--simulated-nodes -1 was accepted")
+	}
+}
+
+// The request limits default to kube's and take flags (kube's names).
+func TestLimitFlags(t *testing.T) {
+	v, err := loadConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := memberConfig(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Limits != api.DefaultLimits() {
+		t.Errorf("defaults: %+v, want %+v", cfg.Limits, api.DefaultLimits())
+	}
+	v, err = loadConfig([]string{"--max-requests-inflight", "7", "--max-mutating-requests-inflight", "3",
+		"--max-watches-inflight", "0", "--request-timeout", "5s", "--min-request-timeout", "10m", "--max-object-size-bytes", "4096"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = memberConfig(v); err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Limits
+	if l.MaxRequestsInflight != 7 || l.MaxMutatingRequestsInflight != 3 || l.MaxWatchesInflight != 0 ||
+		l.RequestTimeout != 5*time.Second || l.MinRequestTimeout != 10*time.Minute || l.MaxObjectBytes != 4096 {
+		t.Errorf("from flags: %+v", l)
+	}
+	if v, err = loadConfig([]string{"--request-timeout", "0s"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := memberConfig(v); err == nil {
+		t.Error("a zero request timeout was accepted")
 	}
 }

@@ -72,13 +72,17 @@ type Config struct {
 	// system:anonymous, for RBAC to decide (kube's --anonymous-auth);
 	// off, they get 401 except on the health paths and /version.
 	AnonymousAuth bool
-	Logger        *slog.Logger
+	// Limits bound the API's requests in flight, bodies, stored objects
+	// and request times.
+	Limits api.Limits
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the configuration of `node` with no flags.
 func DefaultConfig() Config {
 	return Config{ID: "node-1", DataDir: "data", APIAddr: "127.0.0.1:6443", AnonymousAuth: true,
-		Store: raftstore.DefaultConfig(), Controllers: controllers.DefaultConfig(), Logger: slog.Default()}
+		Limits: api.DefaultLimits(), Store: raftstore.DefaultConfig(), Controllers: controllers.DefaultConfig(),
+		Logger: slog.Default()}
 }
 
 // Validate reports the first invalid setting.
@@ -94,6 +98,9 @@ func (c *Config) Validate() error {
 		return errors.New("member: give either join or bootstrap-expect")
 	case c.Logger == nil:
 		return errors.New("member: Logger is required")
+	}
+	if err := c.Limits.Validate(); err != nil {
+		return err
 	}
 	return c.Controllers.Validate()
 }
@@ -272,7 +279,7 @@ func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificat
 func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) error {
 	ac := api.DefaultConfig()
 	ac.Token, ac.Internal, ac.PeerTransport, ac.Logger = sec.Token, m.store.InternalHandler(), rt, m.log
-	ac.Anonymous, ac.MemberOrg = m.cfg.AnonymousAuth, memberOrg
+	ac.Anonymous, ac.MemberOrg, ac.Limits = m.cfg.AnonymousAuth, memberOrg, m.cfg.Limits
 	if f := m.cfg.TokenAuthFile; f != "" {
 		tf, err := os.Open(f)
 		if err != nil {
