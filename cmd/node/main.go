@@ -97,6 +97,7 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.Uint64("resync-lag-entries", def.Store.ResyncLagEntries, "a follower lagging more entries than this is told to resync (0: never)")
 	fs.Duration("commit-timeout", def.Store.CommitTimeout,
 		"longest a follower waits to learn a commit when no write follows (lower: faster watches on followers, more idle traffic)")
+	fs.String("source-ip", "", "connections to other members come from this address (tests give each member its own loopback address)")
 	fs.String("token-auth-file", "", "static bearer tokens, kube's CSV format: token,user,uid,\"group1,group2\"")
 	fs.Bool("anonymous-auth", def.AnonymousAuth,
 		"requests without credentials are system:anonymous, for RBAC to decide (off: 401, except health and /version)")
@@ -156,6 +157,7 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.Peers = v.GetStringSlice("peers")
 	cfg.MetricsAddr = v.GetString("metrics-addr")
 	cfg.TokenAuthFile = v.GetString("token-auth-file")
+	cfg.SourceIP = v.GetString("source-ip")
 	cfg.AnonymousAuth = v.GetBool("anonymous-auth")
 	cfg.Limits.MaxRequestsInflight = v.GetInt("max-requests-inflight")
 	cfg.Limits.MaxMutatingRequestsInflight = v.GetInt("max-mutating-requests-inflight")

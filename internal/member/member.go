@@ -75,7 +75,11 @@ type Config struct {
 	// Limits bound the API's requests in flight, bodies, stored objects
 	// and request times.
 	Limits api.Limits
-	Logger *slog.Logger
+	// SourceIP, when set, is the address this member's connections to the
+	// others come from (Raft, internal calls, forwarded writes): tests give
+	// each member its own loopback address for a fault-injecting proxy.
+	SourceIP string
+	Logger   *slog.Logger
 }
 
 // DefaultConfig returns the configuration of `node` with no flags.
@@ -96,6 +100,8 @@ func (c *Config) Validate() error {
 		return errors.New("member: bootstrap-expect needs the peers' addresses and the join token")
 	case c.BootstrapExpect > 1 && c.Join != "":
 		return errors.New("member: give either join or bootstrap-expect")
+	case c.SourceIP != "" && net.ParseIP(c.SourceIP) == nil:
+		return fmt.Errorf("member: source IP %q is not an IP address", c.SourceIP)
 	case c.Logger == nil:
 		return errors.New("member: Logger is required")
 	}
@@ -177,7 +183,13 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err != nil {
 		return nil, err
 	}
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	src := net.ParseIP(cfg.SourceIP)
+	if src != nil {
+		dialer.LocalAddr = &net.TCPAddr{IP: src}
+	}
 	peerTransport := &http.Transport{TLSClientConfig: peerClientTLS(pool, cert), ForceAttemptHTTP2: true,
+		DialContext:         dialer.DialContext,
 		MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}
 	if err := m.openStore(sec, pool, cert, peerTransport, fresh && join == ""); err != nil {
 		return nil, err
@@ -268,6 +280,7 @@ func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificat
 	sc.Derive = api.Derive
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
 	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth(pool)
+	sc.SourceIP = net.ParseIP(m.cfg.SourceIP)
 	sc.JoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = sec.JoinToken, sec.marshal, sec.clusterID(), sec.CACert
 	sc.Metrics = m.metrics
 	sc.Logger = m.cfg.Logger // the store adds member=<id> itself

@@ -2,6 +2,7 @@ package raftstore
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"net"
 
 	"crypto/tls"
 	"errors"
@@ -65,6 +66,11 @@ type Config struct {
 	// (ClientAuth, VerifyConnection). nil carries Raft in plain TCP, which
 	// only this package's tests do.
 	RaftTLS *tls.Config
+	// SourceIP, when set, is the address Raft's connections to other
+	// members come from (over TLS): a test gives each member its own
+	// loopback address, so that a fault-injecting proxy can tell them
+	// apart.
+	SourceIP net.IP
 	// PeerAuth authenticates an internal call from another member (read
 	// index, join): nil error for a member. nil refuses every such call.
 	PeerAuth func(*http.Request) error

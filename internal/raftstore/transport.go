@@ -47,6 +47,9 @@ func (s *Store) newTransport(hl hclog.Logger) (*raft.NetworkTransport, error) {
 		}
 	}
 	stream := &tlsStream{Listener: tls.NewListener(ln, s.cfg.RaftTLS), adv: adv, cfg: s.cfg.RaftTLS}
+	if ip := s.cfg.SourceIP; ip != nil {
+		stream.local = &net.TCPAddr{IP: ip}
+	}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3,
 		Timeout: 10 * time.Second, Logger: hl}), nil
 }
@@ -63,8 +66,9 @@ func (a advertised) String() string  { return string(a) }
 // both directions.
 type tlsStream struct {
 	net.Listener
-	adv net.Addr
-	cfg *tls.Config
+	adv   net.Addr
+	cfg   *tls.Config
+	local *net.TCPAddr // where connections come from (nil: the system's choice)
 }
 
 // Addr is the address peers dial.
@@ -73,7 +77,7 @@ func (t *tlsStream) Addr() net.Addr { return t.adv }
 // Dial opens a TLS connection to the member at address and completes the
 // handshake within timeout.
 func (t *tlsStream) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: t.cfg}
+	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout, LocalAddr: t.local}, Config: t.cfg}
 	return d.Dial("tcp", string(address))
 }
 

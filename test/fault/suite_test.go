@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/litek8s/litek8s/internal/faultnet"
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/test/proc"
@@ -38,9 +41,10 @@ type profile struct {
 //	LITEK8S_FAULT_PROFILE=long go test -run TestFaults -v -timeout 60m ./test/fault/
 var profiles = map[string]profile{
 	"short": {members: 3, hold: 3 * time.Second, between: 2 * time.Second,
-		faults: []string{"kill-leader", "kill-follower", "pause-leader"}},
+		faults: []string{"kill-leader", "kill-follower", "pause-leader", "partition-leader", "delay"}},
 	"long": {members: 5, hold: 60 * time.Second, between: 20 * time.Second,
-		faults: []string{"kill-leader", "kill-follower", "kill-two", "pause-leader", "pause-follower", "kill-leader", "pause-leader"}},
+		faults: []string{"kill-leader", "kill-follower", "kill-two", "pause-leader", "pause-follower",
+			"partition-leader", "partition-follower", "partition-minority", "delay", "kill-leader", "pause-leader"}},
 }
 
 const namespace = "fault"
@@ -54,6 +58,14 @@ type cluster struct {
 	flags []string
 	procs []*proc.Proc
 	admin *proc.Proc // whose kubeconfig holds the admin credentials
+	// Each member has its own loopback address (ips[i]: its listeners and
+	// the source of its connections to the others) and a fault-injecting
+	// proxy in front of its API and one in front of its Raft listener;
+	// the members know each other by the proxies' addresses.
+	ips                []string
+	apiAddr, raftAddr  []string // where member i listens
+	apiProxy, rftProxy []*faultnet.Proxy
+	args               [][]string // member i's own flags (advertised addresses)
 }
 
 func TestFaults(t *testing.T) {
@@ -120,16 +132,103 @@ func startCluster(t *testing.T, n int) *cluster {
 	c := &cluster{t: t, bin: proc.Build(t, "cmd/node"), base: t.TempDir(),
 		flags: []string{"--join-token", "fault-join-token", "--log-level", "info"}}
 	for i := range n {
-		args := c.flags
+		ip := fmt.Sprintf("127.0.0.%d", 11+i)
+		api, raft := freeAddr(t, ip), freeAddr(t, ip)
+		ap, err := faultnet.Listen("127.0.0.1:0", api)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp, err := faultnet.Listen("127.0.0.1:0", raft)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ap.Close(); rp.Close() })
+		c.ips, c.apiAddr, c.raftAddr = append(c.ips, ip), append(c.apiAddr, api), append(c.raftAddr, raft)
+		c.apiProxy, c.rftProxy = append(c.apiProxy, ap), append(c.rftProxy, rp)
+		c.args = append(c.args, []string{"--api-advertise", ap.Addr(), "--raft-advertise", rp.Addr(),
+			"--hostname", ip, "--source-ip", ip})
+	}
+	for i := range n {
+		args := append(slices.Clone(c.args[i]), c.flags...)
 		if i > 0 {
 			args = append([]string{"--join", c.procs[0].URL}, args...)
 		}
 		c.procs = append(c.procs, proc.MustStart(t, c.bin, fmt.Sprintf("node-%d", i), filepath.Join(c.base, strconv.Itoa(i)),
-			"127.0.0.1:0", "127.0.0.1:0", args...))
+			c.apiAddr[i], c.raftAddr[i], args...))
 	}
 	c.admin = c.procs[0]
 	c.waitHealthy(60 * time.Second)
 	return c
+}
+
+// freeAddr returns ip:port with a port free now (the member listens on it
+// a moment later; the proxy in front of it needs it first).
+func freeAddr(t *testing.T, ip string) string {
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// partition cuts the members of side from the others, both ways, on the
+// API and the Raft proxies (clients of the test still reach everyone).
+func (c *cluster) partition(side ...int) {
+	in := map[int]bool{}
+	for _, i := range side {
+		in[i] = true
+	}
+	for j := range c.procs {
+		var others []string
+		for k := range c.procs {
+			if in[k] != in[j] {
+				others = append(others, c.ips[k])
+			}
+		}
+		c.apiProxy[j].Set(faultnet.Fault{Mode: faultnet.Blackhole}, others...)
+		c.rftProxy[j].Set(faultnet.Fault{Mode: faultnet.Blackhole}, others...)
+	}
+}
+
+// setAll applies f to every member's traffic to every other member.
+func (c *cluster) setAll(f faultnet.Fault) {
+	for j := range c.procs {
+		c.apiProxy[j].Set(f, c.ips...)
+		c.rftProxy[j].Set(f, c.ips...)
+	}
+}
+
+// checkPartitioned checks, before the partition heals, that it took: the
+// majority side has a leader of its own and the minority none that leads
+// it (a leader cut off steps down once it misses a quorum).
+func (c *cluster) checkPartitioned(minority []int) {
+	c.t.Helper()
+	membertest.Eventually(c.t, 10*time.Second, func() error {
+		for i := range c.procs {
+			st, err := c.status(i)
+			if err != nil {
+				return err
+			}
+			if slices.Contains(minority, i) {
+				if st.Role == "Leader" {
+					return fmt.Errorf("%s, cut off, still leads", st.ID)
+				}
+				continue
+			}
+			if st.LeaderID == "" || slices.ContainsFunc(minority, func(m int) bool { return c.procs[m].ID == st.LeaderID }) {
+				return fmt.Errorf("%s on the majority side follows %q", st.ID, st.LeaderID)
+			}
+		}
+		return nil
+	})
+}
+
+func (c *cluster) heal() {
+	for j := range c.procs {
+		c.apiProxy[j].Heal()
+		c.rftProxy[j].Heal()
+	}
 }
 
 func (c *cluster) client(i int) kubernetes.Interface {
@@ -183,7 +282,7 @@ func (c *cluster) leader() int {
 // restart starts member i again from its data dir on its addresses.
 func (c *cluster) restart(i int) {
 	p := c.procs[i]
-	c.procs[i] = proc.MustStart(c.t, c.bin, p.ID, p.Dir, p.APIAddr(), p.RaftAddr, c.flags...)
+	c.procs[i] = proc.MustStart(c.t, c.bin, p.ID, p.Dir, c.apiAddr[i], c.raftAddr[i], append(slices.Clone(c.args[i]), c.flags...)...)
 	if p == c.admin {
 		c.admin = c.procs[i]
 	}
@@ -211,6 +310,21 @@ func (c *cluster) inject(fault string, hold time.Duration) {
 		c.procs[i].Signal(syscall.SIGSTOP)
 		time.Sleep(hold)
 		c.procs[i].Signal(syscall.SIGCONT)
+	case "partition-leader", "partition-follower": // a minority of one
+		i := map[bool]int{true: l, false: f}[fault == "partition-leader"]
+		c.partition(i)
+		time.Sleep(hold)
+		c.checkPartitioned([]int{i})
+		c.heal()
+	case "partition-minority": // the leader and one follower away from the rest
+		c.partition(l, f)
+		time.Sleep(hold)
+		c.checkPartitioned([]int{l, f})
+		c.heal()
+	case "delay": // every link between members slow
+		c.setAll(faultnet.Fault{Delay: 30 * time.Millisecond})
+		time.Sleep(hold)
+		c.heal()
 	default:
 		c.t.Fatalf("unknown fault %s", fault)
 	}
