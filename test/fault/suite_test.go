@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,10 +43,10 @@ type profile struct {
 //	LITEK8S_FAULT_PROFILE=long go test -run TestFaults -v -timeout 60m ./test/fault/
 var profiles = map[string]profile{
 	"short": {members: 3, hold: 3 * time.Second, between: 2 * time.Second,
-		faults: []string{"kill-leader", "kill-follower", "pause-leader", "partition-leader", "delay"}},
+		faults: []string{"kill-leader", "kill-follower", "pause-leader", "partition-leader", "delay", "replace-follower"}},
 	"long": {members: 5, hold: 60 * time.Second, between: 20 * time.Second,
 		faults: []string{"kill-leader", "kill-follower", "kill-two", "pause-leader", "pause-follower",
-			"partition-leader", "partition-follower", "partition-minority", "delay", "kill-leader", "pause-leader"}},
+			"partition-leader", "partition-follower", "partition-minority", "delay", "replace-follower", "kill-leader", "pause-leader"}},
 }
 
 const namespace = "fault"
@@ -199,6 +201,30 @@ func (c *cluster) setAll(f faultnet.Fault) {
 	}
 }
 
+// removeMember removes member id from the Raft configuration through
+// member via (DELETE /admin/v1/members/{id}, what `ctl members remove`
+// sends).
+func (c *cluster) removeMember(via int, id string) {
+	c.t.Helper()
+	membertest.Eventually(c.t, 30*time.Second, func() error {
+		req, err := http.NewRequestWithContext(c.t.Context(), http.MethodDelete, c.procs[via].URL+"/admin/v1/members/"+id, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+c.admin.REST.BearerToken)
+		resp, err := c.procs[via].HTTP.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("remove %s: HTTP %d: %s", id, resp.StatusCode, b)
+		}
+		return nil
+	})
+}
+
 // checkPartitioned checks, before the partition heals, that it took: the
 // majority side has a leader of its own and the minority none that leads
 // it (a leader cut off steps down once it misses a quorum).
@@ -321,6 +347,19 @@ func (c *cluster) inject(fault string, hold time.Duration) {
 		time.Sleep(hold)
 		c.checkPartitioned([]int{l, f})
 		c.heal()
+	case "replace-follower": // its disk is gone: removed, then back with an empty data dir
+		c.procs[f].Kill()
+		c.removeMember(l, c.procs[f].ID)
+		if err := os.RemoveAll(filepath.Join(c.procs[f].Dir, "data")); err != nil {
+			c.t.Fatal(err)
+		}
+		time.Sleep(hold)
+		p := c.procs[f]
+		args := append(append([]string{"--join", c.procs[l].URL}, c.args[f]...), c.flags...)
+		c.procs[f] = proc.MustStart(c.t, c.bin, p.ID, p.Dir, c.apiAddr[f], c.raftAddr[f], args...)
+		if p == c.admin {
+			c.admin = c.procs[f]
+		}
 	case "delay": // every link between members slow
 		c.setAll(faultnet.Fault{Delay: 30 * time.Millisecond})
 		time.Sleep(hold)
