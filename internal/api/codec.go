@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -95,7 +96,31 @@ func (s *Server) decodeBody(r *http.Request, res *resource, fv fieldValidation, 
 	if err != nil {
 		return nil, err
 	}
+	if dec != runtime.Decoder(s.codecs.proto) {
+		if at, bad := invalidUTF8(body); bad {
+			return nil, badRequest("the object provided is unrecognized (must be of type %s): invalid UTF-8 at byte %d of the body",
+				res.Kind, at)
+		}
+	}
 	return s.decodeWith(res, dec, body, fv, ws)
+}
+
+// invalidUTF8 returns the offset of the first byte of body that is not
+// UTF-8. JSON and YAML bodies must be UTF-8: kube's decoders would turn
+// such bytes into U+FFFD and store text the client never sent, so they
+// are refused instead (a 400 that says where).
+func invalidUTF8(body []byte) (int, bool) {
+	if utf8.Valid(body) {
+		return 0, false
+	}
+	for i := 0; i < len(body); {
+		r, n := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i, true
+		}
+		i += n
+	}
+	return 0, false
 }
 
 func (s *Server) decodeWith(res *resource, dec runtime.Decoder, body []byte, fv fieldValidation, ws *warnings) (runtime.Object, error) {

@@ -105,18 +105,27 @@ func prefixFromUserAgent(ua string) string {
 // retried starts over with reset.
 type warnings struct {
 	msgs []string
+	size int // bytes in msgs
 }
 
+// maxWarningBytes bounds the warnings of one answer: past it, kube's
+// warning recorder (truncateAtTotalRunes) drops the rest.
+const maxWarningBytes = 4 << 10
+
 func (ws *warnings) add(msg string) {
+	if ws.size >= maxWarningBytes { // also bounds the duplicate search below
+		return
+	}
 	for _, m := range ws.msgs {
 		if m == msg {
 			return
 		}
 	}
 	ws.msgs = append(ws.msgs, msg)
+	ws.size += len(msg)
 }
 
-func (ws *warnings) reset() { ws.msgs = ws.msgs[:0] }
+func (ws *warnings) reset() { ws.msgs, ws.size = ws.msgs[:0], 0 }
 
 // write adds the collected warnings to the response headers.
 func (ws *warnings) write(w http.ResponseWriter) {

@@ -47,6 +47,9 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, q *request) error
 	if err != nil {
 		return err
 	}
+	if at, bad := invalidUTF8(body); bad {
+		return badRequest("error decoding patch: invalid UTF-8 at byte %d of the patch", at)
+	}
 	ws := &warnings{}
 	defer ws.write(w)
 	if q.subresource == "scale" {
@@ -235,6 +238,9 @@ func strictOutcome(errs []error, fv fieldValidation, ws *warnings) error {
 			ws.add(e.Error())
 		}
 	case validateStrict:
+		if n := len(errs); n > maxInvalidCauses { // kube lists them all
+			errs = append(errs[:maxInvalidCauses:maxInvalidCauses], fmt.Errorf("and %d more", n-maxInvalidCauses))
+		}
 		return runtime.NewStrictDecodingError(errs)
 	}
 	return nil

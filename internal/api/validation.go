@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/validation"
@@ -63,6 +64,8 @@ func metaErrors(res *resource, obj runtime.Object) field.ErrorList {
 	switch {
 	case res.Resource == "namespaces" && res.Group == "":
 		nameFn = validation.ValidateNamespaceName
+	case res.Resource == "services" && res.Group == "": // kube's ValidateServiceName
+		nameFn = validation.NameIsDNS1035Label
 	case res.Group == "rbac.authorization.k8s.io": // kube's ValidateRBACName: system:… names
 		nameFn = pathSegmentName
 	}
@@ -84,5 +87,16 @@ func invalid(res *resource, obj runtime.Object, errs field.ErrorList) error {
 	if m, err := apimeta.Accessor(obj); err == nil {
 		name = m.GetName()
 	}
-	return apierrors.NewInvalid(res.gvk().GroupKind(), name, errs)
+	n := len(errs)
+	if n <= maxInvalidCauses {
+		return apierrors.NewInvalid(res.gvk().GroupKind(), name, errs)
+	}
+	se := apierrors.NewInvalid(res.gvk().GroupKind(), name, errs[:maxInvalidCauses])
+	se.ErrStatus.Message += fmt.Sprintf(" (and %d more errors)", n-maxInvalidCauses)
+	return se
 }
+
+// maxInvalidCauses bounds the causes of a 422. kube lists every one: a
+// 3 MiB body of a million invalid finalizers would be answered with half
+// a gigabyte of Status.
+const maxInvalidCauses = 100
