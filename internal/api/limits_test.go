@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
 // listRV is the resourceVersion of a list of the read namespace's
@@ -287,13 +288,17 @@ func TestWatchServerTimeout(t *testing.T) {
 	}
 }
 
-// TestWatchSlowClient: a watcher that stops reading while thousands of
+// TestWatchSlowClient: a watcher that stops reading while a thousand
 // large events are written does not make the member buffer them: the
-// store ends its watch once its buffer (raftstore's WatchBuffer) is full,
-// and when the client reads again it finds fewer events than were written
-// and then an ERROR event with kube's 410 Expired Status.
+// store ends its watch once its buffer (raftstore's WatchBuffer, 100 here
+// so that the test writes little under -race) is full, and when the client
+// reads again it finds fewer events than were written and then an ERROR
+// event with kube's 410 Expired Status.
 func TestWatchSlowClient(t *testing.T) {
-	s := newReadServer(t, nil)
+	srv := newAPIServerStore(t, func(c *raftstore.Config) { c.WatchBuffer = 100 }, nil, "read")
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	s := &readServer{Server: hs, api: srv}
 	rv := s.create(t, "/api/v1/namespaces/read/configmaps", configMapBody("slow-0"))
 
 	// A raw connection, which the test stops reading after the response's
@@ -312,13 +317,12 @@ func TestWatchSlowClient(t *testing.T) {
 		t.Fatalf("watch: %v %v", resp, err)
 	}
 
-	// 3000 updates of 16 KiB: 48 MB, far more than the kernel's socket
-	// buffers (a few MB) and the 1000 events a watcher may have queued.
-	const writes, size = 3000, 16 << 10
+	// 1000 updates of 16 KiB: 16 MB, far more than the kernel's socket
+	// buffers (a few MB) and the 100 events the watcher may have queued.
+	const writes, size = 1000, 16 << 10
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var failed []string
-	srv := s.api
 	for g := range 8 {
 		wg.Add(1)
 		go func() {

@@ -21,11 +21,21 @@ import (
 // on disk) behind the API handler, with the given namespaces created.
 func newAPIServer(tb testing.TB, tweak func(*api.Config), namespaces ...string) *api.Server {
 	tb.Helper()
+	return newAPIServerStore(tb, nil, tweak, namespaces...)
+}
+
+// newAPIServerStore is newAPIServer with the store's configuration
+// adjusted by storeTweak too.
+func newAPIServerStore(tb testing.TB, storeTweak func(*raftstore.Config), tweak func(*api.Config), namespaces ...string) *api.Server {
+	tb.Helper()
 	sc := raftstore.DefaultConfig()
 	sc.DataDir, sc.RaftAddr, sc.Bootstrap = tb.TempDir(), "127.0.0.1:0", true
 	sc.HeartbeatTimeout, sc.ElectionTimeout, sc.LeaderLeaseTimeout = 100*time.Millisecond, 100*time.Millisecond, 50*time.Millisecond
 	sc.Derive = api.Derive
 	sc.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if storeTweak != nil {
+		storeTweak(&sc)
+	}
 	st, err := raftstore.Open(sc)
 	if err != nil {
 		tb.Fatal(err)
