@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -43,10 +44,11 @@ type profile struct {
 //	LITEK8S_FAULT_PROFILE=long go test -run TestFaults -v -timeout 60m ./test/fault/
 var profiles = map[string]profile{
 	"short": {members: 3, hold: 3 * time.Second, between: 2 * time.Second,
-		faults: []string{"kill-leader", "kill-follower", "pause-leader", "partition-leader", "delay", "replace-follower"}},
+		faults: []string{"kill-leader", "kill-follower", "pause-leader", "partition-leader", "delay", "replace-follower", "disk-full-leader"}},
 	"long": {members: 5, hold: 60 * time.Second, between: 20 * time.Second,
 		faults: []string{"kill-leader", "kill-follower", "kill-two", "pause-leader", "pause-follower",
-			"partition-leader", "partition-follower", "partition-minority", "delay", "replace-follower", "kill-leader", "pause-leader"}},
+			"partition-leader", "partition-follower", "partition-minority", "delay", "replace-follower",
+			"disk-full-leader", "disk-full-follower", "kill-leader", "pause-leader"}},
 }
 
 const namespace = "fault"
@@ -68,6 +70,9 @@ type cluster struct {
 	apiAddr, raftAddr  []string // where member i listens
 	apiProxy, rftProxy []*faultnet.Proxy
 	args               [][]string // member i's own flags (advertised addresses)
+	// tmpfs tells that each member's directory is a tmpfs of its own (as
+	// root), which the disk-full faults fill.
+	tmpfs bool
 }
 
 func TestFaults(t *testing.T) {
@@ -150,6 +155,7 @@ func startCluster(t *testing.T, n int) *cluster {
 		c.args = append(c.args, []string{"--api-advertise", ap.Addr(), "--raft-advertise", rp.Addr(),
 			"--hostname", ip, "--source-ip", ip})
 	}
+	c.tmpfs = mountTmpfs(t, c.base, n)
 	for i := range n {
 		args := append(slices.Clone(c.args[i]), c.flags...)
 		if i > 0 {
@@ -161,6 +167,44 @@ func startCluster(t *testing.T, n int) *cluster {
 	c.admin = c.procs[0]
 	c.waitHealthy(60 * time.Second)
 	return c
+}
+
+// mountTmpfs mounts a 256 MiB tmpfs on base/0 … base/n-1 when it can (as
+// root) and unmounts them on cleanup; false when it cannot.
+func mountTmpfs(t *testing.T, base string, n int) bool {
+	if os.Geteuid() != 0 {
+		return false
+	}
+	for i := range n {
+		dir := filepath.Join(base, strconv.Itoa(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", dir).CombinedOutput(); err != nil {
+			t.Logf("no tmpfs for the data dirs (%v: %s): the disk-full faults are skipped", err, out)
+			return false
+		}
+		t.Cleanup(func() { exec.Command("umount", "-l", dir).Run() })
+	}
+	return true
+}
+
+// fill writes path until its file system has no space left.
+func fill(t *testing.T, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return
+			}
+			t.Fatalf("fill %s: %v", path, err)
+		}
+	}
 }
 
 // freeAddr returns ip:port with a port free now (the member listens on it
@@ -359,6 +403,34 @@ func (c *cluster) inject(fault string, hold time.Duration) {
 		c.procs[f] = proc.MustStart(c.t, c.bin, p.ID, p.Dir, c.apiAddr[f], c.raftAddr[f], args...)
 		if p == c.admin {
 			c.admin = c.procs[f]
+		}
+	case "disk-full-leader", "disk-full-follower": // its data dir's file system has no byte left
+		i := map[bool]int{true: l, false: f}[fault == "disk-full-leader"]
+		if !c.tmpfs {
+			c.t.Logf("%s skipped: the data dirs are not on file systems of their own (needs root to mount tmpfs)", fault)
+			return
+		}
+		filler := filepath.Join(c.procs[i].Dir, "filler")
+		fill(c.t, filler)
+		if i == l { // a leader that cannot write its log stops leading (and acknowledging)
+			membertest.Eventually(c.t, 15*time.Second, func() error {
+				if c.procs[i].Exited() {
+					return nil
+				}
+				if st, err := c.status(i); err == nil && st.Role == "Leader" {
+					return fmt.Errorf("%s still leads with a full disk", st.ID)
+				}
+				return nil
+			})
+			c.t.Logf("%s, its disk full, no longer leads (exited: %v)", c.procs[i].ID, c.procs[i].Exited())
+		}
+		time.Sleep(hold)
+		if err := os.Remove(filler); err != nil {
+			c.t.Fatal(err)
+		}
+		if c.procs[i].Exited() { // it may have stopped rather than go on without its disk
+			c.t.Logf("%s exited while its disk was full; restarting it", c.procs[i].ID)
+			c.restart(i)
 		}
 	case "delay": // every link between members slow
 		c.setAll(faultnet.Fault{Delay: 30 * time.Millisecond})
