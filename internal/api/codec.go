@@ -128,12 +128,12 @@ func (s *Server) decodeWith(res *resource, dec runtime.Decoder, body []byte, fv 
 	obj, got, err := dec.Decode(body, &want, res.New())
 	if err != nil && !runtime.IsStrictDecodingError(err) {
 		if got != nil && got.Kind != "" && *got != want {
-			return nil, wrongKind(got, res)
+			return nil, wrongKind(got, res, s.scheme.Recognizes(*got))
 		}
 		return nil, badRequest("the object provided is unrecognized (must be of type %s): %v (%s)", res.Kind, err, summarize(body))
 	}
 	if got != nil && *got != want {
-		return nil, wrongKind(got, res)
+		return nil, wrongKind(got, res, s.scheme.Recognizes(*got))
 	}
 	var strictErrs []error // unknown or duplicate fields
 	if strict, ok := runtime.AsStrictDecodingError(err); ok {
@@ -149,8 +149,14 @@ func (s *Server) decodeWith(res *resource, dec runtime.Decoder, body []byte, fv 
 
 // wrongKind words kube's conversion failure, which names the Go types: the
 // versioned one (package v1, v1beta1, …) and the internal one (package
-// core for the core group, else the group's first label).
-func wrongKind(got *schema.GroupVersionKind, res *resource) error {
+// core for the core group, else the group's first label). The kind itself
+// in a group and version the scheme does not know (apps/v1 ConfigMap) is
+// kube's "no kind is registered" (without its scheme's source file).
+func wrongKind(got *schema.GroupVersionKind, res *resource, known bool) error {
+	if got.Kind == res.Kind && !known { // kube's scheme has no such group and version of the kind
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q",
+			got.Kind, got.Version, res.Kind, got.Kind, got.GroupVersion().String()))
+	}
 	internal, _, _ := strings.Cut(res.Group, ".")
 	if internal == "" {
 		internal = "core"

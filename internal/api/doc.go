@@ -10,7 +10,9 @@
 // docs/metrics.md) are kube-apiserver's request series, counted in one
 // place around the router (instrument) and labelled by the routing
 // (serveResource calls observe), and the stored objects per resource, read
-// from the store at scrape time.
+// from the store at scrape time. Limits (limits.go, the outermost handler)
+// bound bodies, stored objects, requests in flight (atomic counters per
+// class) and how long a request may run.
 //
 // Concurrency: a Server is safe for concurrent use; handlers share only the
 // immutable registry and the Store, whose objects are immutable. Get, list

@@ -118,8 +118,9 @@ func cases(t *testing.T) []hostileCase {
 		// defaults) and creates the object: so does litek8s (dry run here).
 		{name: "kind missing", path: cmPath + "?dryRun=All", body: []byte(`{"apiVersion":"v1","metadata":{"name":"nokind"}}`), code: 201},
 		{name: "apiVersion missing", path: cmPath + "?dryRun=All", body: []byte(`{"kind":"ConfigMap","metadata":{"name":"noversion"}}`), code: 201},
-		{name: "apiVersion wrong", body: []byte(`{"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"wrongversion"}}`), code: 400, reason: metav1.StatusReasonBadRequest, msg: "ConfigMap"},
-		{name: "apiVersion unknown", body: []byte(`{"apiVersion":"nope/v9","kind":"ConfigMap","metadata":{"name":"wrongversion"}}`), code: 400, reason: metav1.StatusReasonBadRequest, msg: "ConfigMap"},
+		{name: "apiVersion wrong", body: []byte(`{"apiVersion":"apps/v1","kind":"ConfigMap","metadata":{"name":"wrongversion"}}`), code: 400, reason: metav1.StatusReasonBadRequest, msg: `no kind "ConfigMap" is registered for version "apps/v1"`},
+		{name: "apiVersion unknown", body: []byte(`{"apiVersion":"nope/v9","kind":"ConfigMap","metadata":{"name":"wrongversion"}}`), code: 400, reason: metav1.StatusReasonBadRequest, msg: `no kind "ConfigMap" is registered for version "nope/v9"`},
+		{name: "a Deployment of extensions/v1beta1", path: "/apis/apps/v1/namespaces/" + ns + "/deployments", body: []byte(`{"apiVersion":"extensions/v1beta1","kind":"Deployment","metadata":{"name":"old"}}`), code: 400, reason: metav1.StatusReasonBadRequest, msg: `no kind "Deployment" is registered for version "extensions/v1beta1"`},
 		{name: "kind a number", body: []byte(`{"apiVersion":"v1","kind":7,"metadata":{"name":"kindnumber"}}`), code: 400, reason: metav1.StatusReasonBadRequest, msg: "ConfigMap"},
 		// not objects
 		{name: "empty body", body: nil, code: 400, reason: metav1.StatusReasonBadRequest, msg: "ConfigMap"},
