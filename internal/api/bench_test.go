@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -47,6 +48,11 @@ type discardWriter struct {
 func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) Write(b []byte) (int, error) { d.n += len(b); return len(b), nil }
 func (d *discardWriter) WriteHeader(int)             {}
+
+// SetReadDeadline and SetWriteDeadline accept the request deadlines
+// (limits.go) as a connection does, without its timers.
+func (d *discardWriter) SetReadDeadline(time.Time) error  { return nil }
+func (d *discardWriter) SetWriteDeadline(time.Time) error { return nil }
 
 const partialListAccept = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json"
 
