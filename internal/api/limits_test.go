@@ -184,7 +184,20 @@ func TestInflightLimits(t *testing.T) {
 		}
 	}()
 	pw.Write([]byte(`{"apiVersion":"v1",`))
-	time.Sleep(300 * time.Millisecond) // both held requests are in their handlers
+	// Once both held requests are in their handlers, the next of each
+	// class is refused (a write that gets through stores nothing: {}).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r, _, _ := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps", "", "")
+		w, _, _ := s.do(t, http.MethodPost, "/api/v1/namespaces/read/configmaps", "", "{}")
+		if r == http.StatusTooManyRequests && w == http.StatusTooManyRequests {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the held requests never filled their classes: read %d, write %d", r, w)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	check429("second read", http.MethodGet, "/api/v1/namespaces/read/configmaps", "")
 	check429("second write", http.MethodPost, "/api/v1/namespaces/read/configmaps", configMapBody("refused"))
 	check429("version", http.MethodGet, "/version", "")
