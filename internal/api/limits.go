@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strings"
@@ -170,7 +172,19 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		// net/http resets neither for the next request on the connection
 		// (the server has no ReadTimeout or WriteTimeout).
 		defer rc.SetWriteDeadline(time.Time{})
-		next.ServeHTTP(&limitedWriter{ResponseWriter: w}, r.WithContext(ctx))
+		r = r.WithContext(ctx)
+		if r.ContentLength < 0 && r.Body != http.NoBody {
+			// A body of unknown length (chunked) is read here, so that one
+			// over the limit is kube's 413 on a follower too, which would
+			// otherwise be relaying it to the leader when the limit hit.
+			body, err := readBody(r)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		}
+		next.ServeHTTP(&limitedWriter{ResponseWriter: w}, r)
 	})
 }
 

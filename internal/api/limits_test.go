@@ -150,6 +150,10 @@ func TestInflightLimits(t *testing.T) {
 	s.watch(t, "/api/v1/namespaces/read/configmaps?watch=1", "")
 	check429("third watch", http.MethodGet, "/api/v1/namespaces/read/configmaps?watch=true", "")
 
+	// The held requests get connections of their own: a request whose body
+	// cannot be sent again is not retried on a kept-alive connection the
+	// server has just closed.
+	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	// A read at a revision the store has not reached waits (3 s): it holds
 	// the one read-only slot.
 	var wg sync.WaitGroup
@@ -161,7 +165,7 @@ func TestInflightLimits(t *testing.T) {
 			req, _ := http.NewRequest(method, s.URL+target, body0(body))
 			req.Header.Set("Authorization", "Bearer t")
 			req.Header.Set("Content-Type", "application/json")
-			if resp, err := s.Client().Do(req); err == nil {
+			if resp, err := fresh.Do(req); err == nil {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 			}
@@ -178,7 +182,7 @@ func TestInflightLimits(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/namespaces/read/configmaps?timeout=2s", pr)
 		req.Header.Set("Authorization", "Bearer t")
 		req.Header.Set("Content-Type", "application/json")
-		if resp, err := s.Client().Do(req); err == nil {
+		if resp, err := fresh.Do(req); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}

@@ -33,6 +33,8 @@ type hostileCase struct {
 	code   int
 	reason metav1.StatusReason
 	msg    string // a part of the message that says what is wrong
+	// chunked sends the body without a Content-Length.
+	chunked bool
 }
 
 const cmPath = "/api/v1/namespaces/" + ns + "/configmaps"
@@ -77,6 +79,7 @@ func cases(t *testing.T) []hostileCase {
 		// are enough to show that the 422 lists 100 of them
 		{name: "200,000 invalid finalizers", body: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"huge","finalizers":[` + strings.TrimSuffix(strings.Repeat(`"",`, 200_000), ",") + `]}}`), code: 422, reason: metav1.StatusReasonInvalid, msg: "(and 399900 more errors)"},
 		{name: "a body over 3 MiB", body: configMap(`"huge"`, `{"big":"`+strings.Repeat("x", 3<<20)+`"}`), code: 413, reason: metav1.StatusReasonRequestEntityTooLarge, msg: "Request entity too large: limit is 3145728"},
+		{name: "a chunked body over 3 MiB", chunked: true, body: configMap(`"huge"`, `{"big":"`+strings.Repeat("x", 3<<20)+`"}`), code: 413, reason: metav1.StatusReasonRequestEntityTooLarge, msg: "Request entity too large: limit is 3145728"},
 		{name: "an object over 1.5 MiB once encoded", body: configMap(`"huge"`, `{"big":"`+strings.Repeat("<", 300_000)+`"}`), code: 413, reason: metav1.StatusReasonRequestEntityTooLarge, msg: "limit is 1572864"},
 		// invalid UTF-8
 		{name: "invalid UTF-8 in the name", body: configMap("\"a\xffb\"", `{"k":"v"}`), code: 400, reason: metav1.StatusReasonBadRequest, msg: "UTF-8"},
@@ -220,7 +223,11 @@ func check(t *testing.T, c *membertest.Cluster, i int, hc hostileCase) {
 		ctype = "application/json"
 	}
 	start := time.Now()
-	code, h, b := do(t, c, i, method, path, ctype, hc.body)
+	var body io.Reader = bytes.NewReader(hc.body)
+	if hc.chunked {
+		body = struct{ io.Reader }{body} // no length: sent chunked
+	}
+	code, h, b := do(t, c, i, method, path, ctype, body)
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("answered after %v", d)
 	}
@@ -252,16 +259,16 @@ func check(t *testing.T, c *membertest.Cluster, i int, hc hostileCase) {
 	t.Logf("%d %s: %.300s", code, st.Reason, st.Message)
 }
 
-func do(t *testing.T, c *membertest.Cluster, i int, method, path, ctype string, body []byte) (int, http.Header, []byte) {
+func do(t *testing.T, c *membertest.Cluster, i int, method, path, ctype string, body io.Reader) (int, http.Header, []byte) {
 	t.Helper()
 	rc := c.RESTConfig(i)
-	req, err := http.NewRequestWithContext(t.Context(), method, c.URL(i)+path, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(t.Context(), method, c.URL(i)+path, body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+rc.BearerToken)
 	req.Header.Set("Accept", "application/json")
-	if body != nil || method != http.MethodGet {
+	if method != http.MethodGet {
 		req.Header.Set("Content-Type", ctype)
 	}
 	resp, err := (&http.Client{Transport: rc.Transport, Timeout: time.Minute}).Do(req)
@@ -294,7 +301,7 @@ func snapshot(t *testing.T, c *membertest.Cluster, i int) state {
 	t.Helper()
 	s := state{objects: map[string]string{}}
 	for _, r := range resources {
-		code, _, b := do(t, c, i, http.MethodGet, r, "", nil)
+		code, _, b := do(t, c, i, http.MethodGet, r, "", http.NoBody)
 		if code != http.StatusOK {
 			t.Fatalf("list %s: %d %.300s", r, code, b)
 		}
