@@ -169,7 +169,8 @@ func startCluster(t *testing.T, n int) *cluster {
 	return c
 }
 
-// mountTmpfs mounts a 256 MiB tmpfs on base/0 … base/n-1 when it can (as
+// mountTmpfs mounts a 2 GiB tmpfs (the long profile writes about 700 MiB
+// of log and snapshots per member) on base/0 … base/n-1 when it can (as
 // root) and unmounts them on cleanup; false when it cannot.
 func mountTmpfs(t *testing.T, base string, n int) bool {
 	if os.Geteuid() != 0 {
@@ -180,7 +181,7 @@ func mountTmpfs(t *testing.T, base string, n int) bool {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256m", "tmpfs", dir).CombinedOutput(); err != nil {
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=2g", "tmpfs", dir).CombinedOutput(); err != nil {
 			t.Logf("no tmpfs for the data dirs (%v: %s): the disk-full faults are skipped", err, out)
 			return false
 		}
