@@ -169,7 +169,7 @@ func startCluster(t *testing.T, n int) *cluster {
 	return c
 }
 
-// mountTmpfs mounts a 2 GiB tmpfs (the long profile writes about 700 MiB
+// mountTmpfs mounts a 2 GiB tmpfs (the long profile writes more than 256 MiB
 // of log and snapshots per member) on base/0 … base/n-1 when it can (as
 // root) and unmounts them on cleanup; false when it cannot.
 func mountTmpfs(t *testing.T, base string, n int) bool {
