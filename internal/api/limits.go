@@ -164,14 +164,15 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		deadline, _ := ctx.Deadline()
-		rc := http.NewResponseController(w)
-		if r.Body != http.NoBody {
-			rc.SetReadDeadline(deadline)
+		if conn := connOf(w); conn != nil {
+			if r.Body != http.NoBody {
+				conn.SetReadDeadline(deadline)
+			}
+			conn.SetWriteDeadline(deadline.Add(timeoutWriteGrace))
+			// net/http resets neither for the next request on the
+			// connection (the server has no ReadTimeout or WriteTimeout).
+			defer conn.SetWriteDeadline(time.Time{})
 		}
-		rc.SetWriteDeadline(deadline.Add(timeoutWriteGrace))
-		// net/http resets neither for the next request on the connection
-		// (the server has no ReadTimeout or WriteTimeout).
-		defer rc.SetWriteDeadline(time.Time{})
 		r = r.WithContext(ctx)
 		if r.ContentLength < 0 && r.Body != http.NoBody {
 			// A body of unknown length (chunked) is read here, so that one
@@ -186,6 +187,29 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(&limitedWriter{ResponseWriter: w}, r)
 	})
+}
+
+// deadliner is the part of a connection's ResponseWriter (net/http's, for
+// HTTP/1 and HTTP/2) that sets its deadlines.
+type deadliner interface {
+	SetReadDeadline(time.Time) error
+	SetWriteDeadline(time.Time) error
+}
+
+// connOf finds w's deadlines through the writers that wrap it, as
+// http.ResponseController does, without allocating one; nil when w has
+// none (a recorder in tests, the controllers' in-process writer).
+func connOf(w http.ResponseWriter) deadliner {
+	for {
+		switch t := w.(type) {
+		case deadliner:
+			return t
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 // requestTimeout is the deadline of r: ?timeout= when it is shorter than
