@@ -413,18 +413,17 @@ func (c *cluster) inject(fault string, hold time.Duration) {
 		}
 		filler := filepath.Join(c.procs[i].Dir, "filler")
 		fill(c.t, filler)
-		if i == l { // a leader that cannot write its log stops leading (and acknowledging)
-			membertest.Eventually(c.t, 15*time.Second, func() error {
-				if c.procs[i].Exited() {
-					return nil
-				}
-				if st, err := c.status(i); err == nil && st.Role == "Leader" {
-					return fmt.Errorf("%s still leads with a full disk", st.ID)
-				}
-				return nil
-			})
-			c.t.Logf("%s, its disk full, no longer leads (exited: %v)", c.procs[i].ID, c.procs[i].Exited())
+		// A leader whose log cannot grow steps down (hashicorp/raft, on a
+		// failed StoreLogs); one whose raft.db still has free pages goes on
+		// leading and acknowledging what it did persist. Either way the
+		// history must hold: nothing acknowledged is lost.
+		time.Sleep(hold / 2)
+		if st, err := c.status(i); err == nil {
+			c.t.Logf("%s, its disk full for %v: role %s", st.ID, hold/2, st.Role)
+		} else {
+			c.t.Logf("%s, its disk full for %v: %v (exited: %v)", c.procs[i].ID, hold/2, err, c.procs[i].Exited())
 		}
+		hold -= hold / 2
 		time.Sleep(hold)
 		if err := os.Remove(filler); err != nil {
 			c.t.Fatal(err)
