@@ -12,8 +12,9 @@ import (
 
 // BenchmarkLimit is what the limit wrapper adds to every request: the
 // same trivial handler alone and behind it, for a read, a write with a
-// body and a watch (no deadline). Compare with BenchmarkServeGet for the
-// share of a real request.
+// body, a watch (no deadline; its query is parsed to tell it is one) and
+// an admin read (no deadline: the in-flight counting and body check
+// alone). Compare with BenchmarkServeGet for the share of a real request.
 func BenchmarkLimit(b *testing.B) {
 	cfg := DefaultConfig()
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -34,6 +35,8 @@ func BenchmarkLimit(b *testing.B) {
 		{"post/bare", http.MethodPost, "/api/v1/namespaces/a/configmaps", `{"kind":"ConfigMap"}`, ok},
 		{"post/limited", http.MethodPost, "/api/v1/namespaces/a/configmaps", `{"kind":"ConfigMap"}`, limited},
 		{"watch/limited", http.MethodGet, "/api/v1/namespaces/a/configmaps?watch=true", "", limited},
+		// no deadline (admin): what counting in flight and the body check cost
+		{"admin/limited", http.MethodGet, "/admin/v1/status", "", limited},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			w := &deadlineRecorder{httptest.NewRecorder()}
