@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -154,15 +155,26 @@ func TestInflightLimits(t *testing.T) {
 	// cannot be sent again is not retried on a kept-alive connection the
 	// server has just closed.
 	fresh := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	// A read at a revision the store has not reached waits (3 s): it holds
-	// the one read-only slot.
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	hold := func(method, target, body string) {
+	// A create whose body never ends holds the one mutating slot until its
+	// pipe is closed (its timeout is a minute). A probe may take the slot
+	// the moment it arrives (then it gets 429 itself): then another one.
+	var pipes []*io.PipeWriter
+	defer func() {
+		for _, pw := range pipes {
+			pw.Close()
+		}
+	}()
+	holdWrite := func() <-chan struct{} {
+		pr, pw := io.Pipe()
+		pipes = append(pipes, pw)
+		done := make(chan struct{})
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req, _ := http.NewRequest(method, s.URL+target, body0(body))
+			defer close(done)
+			req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/namespaces/read/configmaps?timeout=60s", pr)
 			req.Header.Set("Authorization", "Bearer t")
 			req.Header.Set("Content-Type", "application/json")
 			if resp, err := fresh.Do(req); err == nil {
@@ -170,46 +182,69 @@ func TestInflightLimits(t *testing.T) {
 				resp.Body.Close()
 			}
 		}()
+		pw.Write([]byte(`{"apiVersion":"v1",`))
+		return done
 	}
-	hold(http.MethodGet, "/api/v1/namespaces/read/configmaps?resourceVersion=999999999", "")
-	// A create whose body never ends holds the one mutating slot until its
-	// timeout (1 s).
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		req, _ := http.NewRequest(http.MethodPost, s.URL+"/api/v1/namespaces/read/configmaps?timeout=2s", pr)
-		req.Header.Set("Authorization", "Bearer t")
-		req.Header.Set("Content-Type", "application/json")
-		if resp, err := fresh.Do(req); err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+	held := holdWrite()
+	// Once it is in its handler, the next write is refused (one that gets
+	// through stores nothing: {}); reads still pass.
+	eventually(t, 20*time.Second, func() error {
+		select {
+		case <-held:
+			held = holdWrite()
+		default:
 		}
-	}()
-	pw.Write([]byte(`{"apiVersion":"v1",`))
-	// Once both held requests are in their handlers, the next of each
-	// class is refused (a write that gets through stores nothing: {}).
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r, _, _ := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps", "", "")
-		w, _, _ := s.do(t, http.MethodPost, "/api/v1/namespaces/read/configmaps", "", "{}")
-		if r == http.StatusTooManyRequests && w == http.StatusTooManyRequests {
-			break
+		if w, _, _ := s.do(t, http.MethodPost, "/api/v1/namespaces/read/configmaps", "", "{}"); w != http.StatusTooManyRequests {
+			return fmt.Errorf("write %d while the held one should fill its class", w)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the held requests never filled their classes: read %d, write %d", r, w)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	check429("second read", http.MethodGet, "/api/v1/namespaces/read/configmaps", "")
+		return nil
+	})
 	check429("second write", http.MethodPost, "/api/v1/namespaces/read/configmaps", configMapBody("refused"))
-	check429("version", http.MethodGet, "/version", "")
-	for _, p := range []string{"/livez", "/readyz", "/healthz"} {
-		if code, _, b := s.do(t, http.MethodGet, p, "", ""); code != http.StatusOK {
-			t.Errorf("%s while saturated: %d %s", p, code, b)
-		}
+	if code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps", "", ""); code != http.StatusOK {
+		t.Errorf("read while only writes are full: %d %s", code, b)
 	}
+	// A read at a revision the store has not reached waits (3 s): it holds
+	// the one read-only slot. On a loaded machine a hold may be over before
+	// the checks ran: then another one is started.
+	eventually(t, 30*time.Second, func() error {
+		done := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(done)
+			req, _ := http.NewRequest(http.MethodGet, s.URL+"/api/v1/namespaces/read/configmaps?resourceVersion=999999999", http.NoBody)
+			req.Header.Set("Authorization", "Bearer t")
+			if resp, err := fresh.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		defer func() { <-done }()
+		for {
+			select {
+			case <-done:
+				return errors.New("the held read ended before the checks ran")
+			default:
+			}
+			r, _, _ := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps", "", "")
+			if r != http.StatusTooManyRequests {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			for _, p := range []string{"/api/v1/namespaces/read/configmaps", "/version"} {
+				if code, h, b := s.do(t, http.MethodGet, p, "", ""); code != http.StatusTooManyRequests ||
+					strings.TrimSpace(string(b)) != want429 || h.Get("Retry-After") != "1" {
+					return fmt.Errorf("%s while reads are full: %d %s (Retry-After %q)", p, code, b, h.Get("Retry-After"))
+				}
+			}
+			for _, p := range []string{"/livez", "/readyz", "/healthz"} {
+				if code, _, b := s.do(t, http.MethodGet, p, "", ""); code != http.StatusOK {
+					t.Errorf("%s while saturated: %d %s", p, code, b)
+				}
+			}
+			return nil
+		}
+	})
 	// The member's own controllers are never refused for load.
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/read/configmaps", nil)
@@ -218,7 +253,9 @@ func TestInflightLimits(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Errorf("in-process read while saturated: %d %s", rec.Code, rec.Body)
 	}
-	pw.Close()
+	for _, pw := range pipes {
+		pw.Close()
+	}
 	wg.Wait()
 	// Once they are answered, their slots are free again.
 	if code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps", "", ""); code != http.StatusOK {
@@ -226,6 +263,23 @@ func TestInflightLimits(t *testing.T) {
 	}
 	if code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps/refused", "", ""); code != http.StatusNotFound {
 		t.Errorf("the refused create: %d %s", code, b)
+	}
+}
+
+// eventually retries f until it returns nil, failing the test with its
+// last error after d.
+func eventually(t *testing.T, d time.Duration, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not true after %v: %v", d, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
