@@ -44,11 +44,11 @@ type profile struct {
 //	LITEK8S_FAULT_PROFILE=long go test -run TestFaults -v -timeout 60m ./test/fault/
 var profiles = map[string]profile{
 	"short": {members: 3, hold: 3 * time.Second, between: 2 * time.Second,
-		faults: []string{"kill-leader", "kill-follower", "pause-leader", "partition-leader", "delay", "replace-follower", "disk-full-leader"}},
+		faults: []string{"kill-leader", "kill-follower", "pause-leader", "partition-leader", "delay", "replace-follower", "disk-full-leader", "rolling-restart"}},
 	"long": {members: 5, hold: 60 * time.Second, between: 20 * time.Second,
 		faults: []string{"kill-leader", "kill-follower", "kill-two", "pause-leader", "pause-follower",
 			"partition-leader", "partition-follower", "partition-minority", "delay", "replace-follower",
-			"disk-full-leader", "disk-full-follower", "kill-leader", "pause-leader"}},
+			"disk-full-leader", "disk-full-follower", "rolling-restart", "kill-leader", "pause-leader"}},
 }
 
 const namespace = "fault"
@@ -431,6 +431,18 @@ func (c *cluster) inject(fault string, hold time.Duration) {
 		if c.procs[i].Exited() { // it may have stopped rather than go on without its disk
 			c.t.Logf("%s exited while its disk was full; restarting it", c.procs[i].ID)
 			c.restart(i)
+		}
+	case "rolling-restart": // every member in turn, followers first, as an upgrade does (SIGTERM, then start)
+		order := []int{}
+		for i := range c.procs {
+			if i != l {
+				order = append(order, i)
+			}
+		}
+		for _, i := range append(order, l) {
+			c.procs[i].Stop()
+			c.restart(i)
+			c.waitHealthy(60 * time.Second)
 		}
 	case "delay": // every link between members slow
 		c.setAll(faultnet.Fault{Delay: 30 * time.Millisecond})
