@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
@@ -188,7 +189,7 @@ func TestInflightLimits(t *testing.T) {
 	held := holdWrite()
 	// Once it is in its handler, the next write is refused (one that gets
 	// through stores nothing: {}); reads still pass.
-	eventually(t, 20*time.Second, func() error {
+	membertest.Eventually(t, 20*time.Second, func() error {
 		select {
 		case <-held:
 			held = holdWrite()
@@ -206,7 +207,7 @@ func TestInflightLimits(t *testing.T) {
 	// A read at a revision the store has not reached waits (3 s): it holds
 	// the one read-only slot. On a loaded machine a hold may be over before
 	// the checks ran: then another one is started.
-	eventually(t, 30*time.Second, func() error {
+	membertest.Eventually(t, 30*time.Second, func() error {
 		done := make(chan struct{})
 		wg.Add(1)
 		go func() {
@@ -263,23 +264,6 @@ func TestInflightLimits(t *testing.T) {
 	}
 	if code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps/refused", "", ""); code != http.StatusNotFound {
 		t.Errorf("the refused create: %d %s", code, b)
-	}
-}
-
-// eventually retries f until it returns nil, failing the test with its
-// last error after d.
-func eventually(t *testing.T, d time.Duration, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not true after %v: %v", d, err)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
