@@ -45,7 +45,7 @@ type Authenticator struct {
 // Authenticate returns the user of r. Client certificates must have been
 // verified against the cluster CA by the TLS listener.
 func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*User, error) {
-	if cert := verifiedCert(r); cert != nil {
+	if cert := VerifiedCert(r); cert != nil {
 		if a.MemberOrg != "" && slices.Contains(cert.Subject.Organization, a.MemberOrg) {
 			if name := r.Header.Get(RemoteUserHeader); name != "" {
 				return &User{Name: name, UID: r.Header.Get(RemoteUIDHeader), Groups: r.Header.Values(RemoteGroupHeader)}, nil

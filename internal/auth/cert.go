@@ -5,9 +5,9 @@ import (
 	"net/http"
 )
 
-// verifiedCert returns the client certificate the TLS handshake verified
+// VerifiedCert returns the client certificate the TLS handshake verified
 // (nil: none).
-func verifiedCert(r *http.Request) *x509.Certificate {
+func VerifiedCert(r *http.Request) *x509.Certificate {
 	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
 		return nil
 	}

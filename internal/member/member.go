@@ -279,7 +279,7 @@ func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificat
 	sc.ID, sc.DataDir, sc.APIURL, sc.Bootstrap, sc.Nonvoter = m.cfg.ID, m.cfg.DataDir, m.url, bootstrap, m.cfg.Nonvoter
 	sc.Derive = api.Derive
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
-	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth()
+	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth
 	sc.SourceIP = net.ParseIP(m.cfg.SourceIP)
 	sc.JoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = sec.JoinToken, sec.marshal, sec.clusterID(), sec.CACert
 	sc.Metrics = m.metrics

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+
+	"github.com/litek8s/litek8s/internal/auth"
 )
 
 // Traffic between members is mutual TLS with certificates of the cluster
@@ -70,11 +72,10 @@ func peerClientTLS(pool *x509.CertPool, cert tls.Certificate) *tls.Config {
 // listener (apiTLS) verified the certificate's chain against the cluster CA
 // during the handshake, once per connection; verifying it again here cost an
 // ECDSA verification on every read-index call.
-func peerAuth() func(*http.Request) error {
-	return func(r *http.Request) error {
-		if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.VerifiedChains[0]) == 0 {
-			return errors.New("no client certificate of the cluster CA")
-		}
-		return memberOrgOf(r.TLS.VerifiedChains[0][0])
+func peerAuth(r *http.Request) error {
+	cert := auth.VerifiedCert(r)
+	if cert == nil {
+		return errors.New("no client certificate of the cluster CA")
 	}
+	return memberOrgOf(cert)
 }
