@@ -3,7 +3,8 @@
 # the repository and skips every binary that is already there:
 #   kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy
 #   kubectl (k8s.io/kubernetes v1.37.2), etcd (go.etcd.io/etcd/server/v3),
-#   coredns (github.com/coredns/coredns) and pause (./pause).
+#   coredns (github.com/coredns/coredns), crictl (sigs.k8s.io/cri-tools, used
+#   by down.sh to stop pod sandboxes) and pause (./pause).
 # Cold it takes ~25 min on 2 cores; warm, seconds.
 #
 # Environment: LITEK8S_CACHE (default /var/cache/litek8s).
@@ -13,6 +14,7 @@ K8S_VERSION=v1.37.2
 STAGING_VERSION=v0.37.2
 ETCD_VERSION=v3.7.3
 COREDNS_VERSION=v1.15.0
+CRITOOLS_VERSION=v1.37.0
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${LITEK8S_CACHE:-/var/cache/litek8s}
@@ -69,7 +71,7 @@ build_kubernetes() {
 		# tools.go is not buildable (imports of main packages); it only keeps
 		# the requirements for go mod; build with explicit packages.
 		sed -i '1i //go:build tools\n' tools.go
-		go get "${pkgs[@]/%/@$K8S_VERSION}" >/dev/null
+		go get "${pkgs[@]/%/@$K8S_VERSION}" >/dev/null 2>&1
 		local date
 		date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 		local minor=${K8S_VERSION#v1.}
@@ -103,7 +105,7 @@ build_etcd() {
 		for m in $(sed -n 's#^[[:space:]]*\(go.etcd.io/etcd/[^ ]*\) => \.\./.*#\1#p' "$gomod"); do
 			go mod edit -replace "$m=$m@$ETCD_VERSION"
 		done
-		go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null
+		go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >/dev/null 2>&1
 		go build -trimpath -ldflags "-s -w" -o "$BIN/etcd.tmp" go.etcd.io/etcd/server/v3
 		mv "$BIN/etcd.tmp" "$BIN/etcd"
 	)
@@ -117,10 +119,24 @@ build_coredns() {
 	(
 		cd "$dir"
 		# CoreDNS has no replace directives; the throwaway module only pins it.
-		go get "github.com/coredns/coredns@$COREDNS_VERSION" >/dev/null
+		go get "github.com/coredns/coredns@$COREDNS_VERSION" >/dev/null 2>&1
 		go build -trimpath -ldflags "-s -w -X github.com/coredns/coredns/coremain.GitCommit=$COREDNS_VERSION" \
 			-o "$BIN/coredns.tmp" github.com/coredns/coredns
 		mv "$BIN/coredns.tmp" "$BIN/coredns"
+	)
+}
+
+build_crictl() {
+	[[ -n $(missing crictl) ]] || return 0
+	log "crictl $CRITOOLS_VERSION"
+	local dir=$ROOT/src/crictl
+	throwaway "$dir"
+	(
+		cd "$dir"
+		go get "sigs.k8s.io/cri-tools/cmd/crictl@$CRITOOLS_VERSION" >/dev/null 2>&1
+		go build -trimpath -ldflags "-s -w -X sigs.k8s.io/cri-tools/pkg/version.Version=$CRITOOLS_VERSION" \
+			-o "$BIN/crictl.tmp" sigs.k8s.io/cri-tools/cmd/crictl
+		mv "$BIN/crictl.tmp" "$BIN/crictl"
 	)
 }
 
@@ -137,5 +153,6 @@ start=$SECONDS
 build_pause
 build_etcd
 build_coredns
+build_crictl
 build_kubernetes
 log "done in $((SECONDS - start))s: $BIN"
