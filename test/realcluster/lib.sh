@@ -1,0 +1,77 @@
+# lib.sh: settings and helpers shared by up.sh, down.sh and load-image.sh.
+# Sourced, not run.
+
+K8S_VERSION=v1.37.2
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${LITEK8S_CACHE:-/var/cache/litek8s}
+BIN=$CACHE/k8s-$K8S_VERSION/bin
+IMAGES=$CACHE/k8s-$K8S_VERSION/images
+STATE=${REALCLUSTER_DIR:-/var/lib/litek8s-realcluster}
+
+NODE_NAME=${REALCLUSTER_NODE_NAME:-litek8s-realnode}
+# The node IP lives on a dummy interface of our own, so no component ever
+# talks to the machine's real address; the service CIDR is routed into the
+# same dummy interface, so a ClusterIP packet that kube-proxy did not DNAT is
+# dropped there instead of leaving by the default route.
+NODE_IP=10.245.0.1
+POD_CIDR=10.244.0.0/24
+POD_GATEWAY=10.244.0.1
+SERVICE_CIDR=10.96.0.0/16
+SERVICE_IP=10.96.0.1
+DNS_IP=10.96.0.10
+CLUSTER_DOMAIN=cluster.local
+BRIDGE=litek8s-br0
+DUMMY=litek8s-node0
+CNI_NETWORK=litek8s-realcluster
+FWD_CHAIN=LITEK8S-RC-FWD
+CTR_NAMESPACE=k8s.io
+CONTAINERD_SOCK=$STATE/containerd/containerd.sock
+
+PAUSE_IMAGE=localhost/litek8s-realcluster/pause:3.10
+COREDNS_IMAGE=localhost/litek8s-realcluster/coredns:v1.15.0
+BUSYBOX_IMAGE=localhost/litek8s-realcluster/busybox:1
+
+# Sysctls the harness or its components change; up.sh records them and
+# down.sh restores them.
+SYSCTLS=(
+	kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom
+	net.ipv4.ip_forward net.ipv4.conf.all.route_localnet
+	net.bridge.bridge-nf-call-iptables net.bridge.bridge-nf-call-ip6tables
+	net.netfilter.nf_conntrack_max net.netfilter.nf_conntrack_tcp_timeout_established
+	net.netfilter.nf_conntrack_tcp_timeout_close_wait
+	net.netfilter.nf_conntrack_tcp_be_liberal
+)
+
+# Components in start order; down.sh stops them in reverse.
+COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy provisioner)
+
+log() { echo "$(date -u +%H:%M:%S) ${0##*/}: $*" >&2; }
+die() {
+	log "ERROR: $*"
+	exit 1
+}
+
+kctl() { "$BIN/kubectl" --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
+crictl() { "$BIN/crictl" --runtime-endpoint "unix://$CONTAINERD_SOCK" --image-endpoint "unix://$CONTAINERD_SOCK" --timeout 20s "$@"; }
+ctr_() { ctr --address "$CONTAINERD_SOCK" -n "$CTR_NAMESPACE" "$@"; }
+
+# wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every second.
+wait_for() {
+	local timeout=$1 what=$2
+	shift 2
+	local deadline=$((SECONDS + timeout))
+	until "$@" >/dev/null 2>&1; do
+		if ((SECONDS >= deadline)); then
+			log "timed out after ${timeout}s waiting for $what"
+			return 1
+		fi
+		sleep 1
+	done
+}
+
+# ours PID: true if PID runs a command line that mentions $STATE (every
+# process up.sh starts does), so a recycled pid is never killed.
+ours() {
+	local pid=$1
+	[[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$STATE"
+}

@@ -1,0 +1,548 @@
+#!/usr/bin/env bash
+# up.sh starts a real one-machine Kubernetes v1.37.2 cluster on this host:
+# containerd, etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
+# kubelet, kube-proxy (iptables), a local-volume provisioner behind the
+# default StorageClass, and CoreDNS in kube-system behind kube-dns. Every
+# image is built offline from FROM scratch Containerfiles; nothing is pulled.
+# It waits until a test pod resolves a Service name through CoreDNS and
+# reaches a ClusterIP, then prints "kubeconfig: <path>" as its last line.
+#
+# Anything left from an earlier run with the same state dir is removed first
+# (down.sh). See README.md for the environment, the ports and what down.sh
+# cleans.
+set -euo pipefail
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
+[[ $EUID -eq 0 ]] || die "must run as root"
+
+T0=$SECONDS
+if [[ -e $STATE ]]; then
+	log "state dir $STATE exists: running down.sh first"
+	"$HERE/down.sh"
+fi
+
+"$HERE/build.sh"
+log "building rctool"
+(cd "$HERE" && CGO_ENABLED=0 go build -o "$BIN/rctool" ./rctool)
+
+install_packages() {
+	local pkgs=(containerd runc containernetworking-plugins podman buildah busybox-static iptables conntrack ipset socat)
+	local missing=() p
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	if ((${#missing[@]})); then
+		log "installing ${missing[*]}"
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+	fi
+	# The Debian containerd unit must not grab /run/containerd/containerd.sock
+	# for us; we run our own daemon and do not touch the system one.
+}
+install_packages
+
+mkdir -p "$STATE"/{pids,logs,pki,cni/net.d,cni/ipam,containerd,etcd,kubelet,apiserver,volumes,manifests,pod-logs}
+chmod 0755 "$STATE"
+
+# --- sysctls: record, then set what the data path needs ---------------------
+[[ -e /proc/sys/net/bridge ]] || modprobe br_netfilter 2>/dev/null || true
+for s in "${SYSCTLS[@]}"; do
+	v=$(sysctl -n "$s" 2>/dev/null) || continue
+	printf '%s=%s\n' "$s" "$v"
+done >"$STATE/sysctl.saved"
+sysctl -q -w net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1 >/dev/null
+
+# --- network: dummy interface with the node IP and the service CIDR ----------
+ip link add "$DUMMY" type dummy
+ip addr add "$NODE_IP/32" dev "$DUMMY"
+ip link set "$DUMMY" up
+ip route add "$SERVICE_CIDR" dev "$DUMMY"
+# Nothing that enters from the pod bridge may be forwarded anywhere but back
+# into the bridge (pods reach the node IP and each other; never the world).
+# mangle runs before kube-proxy's filter rules, so none of them can undo this.
+iptables -t mangle -N "$FWD_CHAIN"
+iptables -t mangle -A "$FWD_CHAIN" -i "$BRIDGE" ! -o "$BRIDGE" -j DROP
+iptables -t mangle -A "$FWD_CHAIN" -o "$DUMMY" -j DROP
+iptables -t mangle -I FORWARD 1 -j "$FWD_CHAIN"
+
+# --- ports, PKI, kubeconfig ------------------------------------------------
+mapfile -t P < <("$BIN/rctool" ports 10)
+APISERVER_PORT=${P[0]} ETCD_PORT=${P[1]} ETCD_PEER_PORT=${P[2]} KUBELET_PORT=${P[3]}
+KUBELET_HEALTHZ_PORT=${P[4]} KCM_PORT=${P[5]} SCHEDULER_PORT=${P[6]}
+PROXY_HEALTHZ_PORT=${P[7]} PROXY_METRICS_PORT=${P[8]} ETCD_METRICS_PORT=${P[9]}
+APISERVER_URL=https://127.0.0.1:$APISERVER_PORT
+PKI=$STATE/pki
+"$BIN/rctool" pki -dir "$PKI" -node-name "$NODE_NAME" -node-ip "$NODE_IP" \
+	-service-ip "$SERVICE_IP" -server "$APISERVER_URL"
+cp "$PKI/admin.kubeconfig" "$STATE/kubeconfig"
+
+# --- configs -----------------------------------------------------------------
+# Pods with dnsPolicy Default (CoreDNS) get this resolv.conf: the bridge
+# gateway, where nothing answers port 53, so CoreDNS's forward plugin fails
+# fast and no DNS query ever leaves the machine.
+echo "nameserver $POD_GATEWAY" >"$STATE/resolv.conf"
+
+cat >"$STATE/cni/net.d/10-$CNI_NETWORK.conflist" <<JSON
+{
+  "cniVersion": "1.0.0",
+  "name": "$CNI_NETWORK",
+  "plugins": [
+    {
+      "type": "bridge",
+      "bridge": "$BRIDGE",
+      "isGateway": true,
+      "ipMasq": false,
+      "hairpinMode": true,
+      "ipam": {
+        "type": "host-local",
+        "dataDir": "$STATE/cni/ipam",
+        "ranges": [[{"subnet": "$POD_CIDR", "gateway": "$POD_GATEWAY"}]],
+        "routes": [{"dst": "0.0.0.0/0"}]
+      }
+    },
+    {"type": "portmap", "capabilities": {"portMappings": true}}
+  ]
+}
+JSON
+
+C=$STATE/containerd
+cat >"$C/config.toml" <<TOML
+version = 2
+root = "$C/root"
+state = "$C/state"
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs"]
+
+[grpc]
+  address = "$CONTAINERD_SOCK"
+
+[debug]
+  level = "warn"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$C/opt"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$PAUSE_IMAGE"
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  enable_unprivileged_ports = true
+  enable_unprivileged_icmp = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "$C/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$STATE/cni/net.d"
+    max_conf_num = 1
+TOML
+
+cat >"$STATE/kubelet/config.yaml" <<YAML
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: $NODE_IP
+port: $KUBELET_PORT
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: $KUBELET_HEALTHZ_PORT
+tlsCertFile: $PKI/kubelet.crt
+tlsPrivateKeyFile: $PKI/kubelet.key
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: true}
+  x509: {clientCAFile: $PKI/ca.crt}
+authorization:
+  mode: Webhook
+cgroupDriver: cgroupfs
+failSwapOn: false
+failCgroupV1: false
+containerRuntimeEndpoint: unix://$CONTAINERD_SOCK
+imageServiceEndpoint: unix://$CONTAINERD_SOCK
+clusterDNS: [$DNS_IP]
+clusterDomain: $CLUSTER_DOMAIN
+resolvConf: $STATE/resolv.conf
+maxPods: 200
+podLogsDir: $STATE/pod-logs
+volumePluginDir: $STATE/kubelet/volume-plugins
+rotateCertificates: false
+serverTLSBootstrap: false
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard:
+  memory.available: 100Mi
+  nodefs.available: 1%
+  nodefs.inodesFree: 1%
+  imagefs.available: 1%
+YAML
+
+cat >"$STATE/kube-proxy.yaml" <<YAML
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: $PKI/kube-proxy.kubeconfig
+mode: iptables
+hostnameOverride: $NODE_NAME
+bindAddress: $NODE_IP
+clusterCIDR: $POD_CIDR
+detectLocalMode: ClusterCIDR
+healthzBindAddress: 127.0.0.1:$PROXY_HEALTHZ_PORT
+metricsBindAddress: 127.0.0.1:$PROXY_METRICS_PORT
+nodePortAddresses: ["$NODE_IP/32"]
+iptables:
+  localhostNodePorts: false
+conntrack:
+  maxPerCore: 0
+  min: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+YAML
+
+# start NAME COMMAND...: runs COMMAND in its own session with its output in
+# logs/NAME.log and its pid in pids/NAME.pid. Every command line mentions
+# $STATE, which is how down.sh recognises our processes.
+start() {
+	local name=$1
+	shift
+	setsid "$@" >"$STATE/logs/$name.log" 2>&1 </dev/null &
+	echo $! >"$STATE/pids/$name.pid"
+}
+
+# alive NAME: the component is still running (else its log is shown).
+alive() {
+	local pid
+	pid=$(cat "$STATE/pids/$1.pid")
+	if ! kill -0 "$pid" 2>/dev/null; then
+		log "$1 exited; last lines of $STATE/logs/$1.log:"
+		tail -n 30 "$STATE/logs/$1.log" >&2
+		return 1
+	fi
+}
+
+# --- containerd, etcd, apiserver ---------------------------------------------
+[[ -d /run/containerd ]] || touch "$STATE/created-run-containerd"
+touch "$STATE/started"
+start containerd containerd --config "$C/config.toml"
+start etcd "$BIN/etcd" --name realcluster --data-dir "$STATE/etcd" \
+	--listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+	--listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
+	--initial-cluster "realcluster=http://127.0.0.1:$ETCD_PEER_PORT" \
+	--listen-metrics-urls "http://127.0.0.1:$ETCD_METRICS_PORT" --unsafe-no-fsync --log-level warn
+start kube-apiserver "$BIN/kube-apiserver" \
+	--advertise-address "$NODE_IP" --bind-address 0.0.0.0 --secure-port "$APISERVER_PORT" \
+	--cert-dir "$STATE/apiserver" \
+	--etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+	--service-cluster-ip-range "$SERVICE_CIDR" \
+	--client-ca-file "$PKI/ca.crt" --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
+	--kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
+	--kubelet-preferred-address-types InternalIP \
+	--service-account-issuer "https://kubernetes.default.svc.$CLUSTER_DOMAIN" \
+	--service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
+	--authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+	--allow-privileged=true --profiling=false
+
+wait_for 30 "containerd" ctr --address "$CONTAINERD_SOCK" version || { alive containerd; exit 1; }
+
+# --- images (built once into $IMAGES, imported every run) ----------------------
+# build_image NAME TAG CONTEXTDIR: podman build + podman save into
+# $IMAGES/NAME.tar unless it is newer than everything in CONTEXTDIR.
+build_image() {
+	local name=$1 tag=$2 ctx=$3 tar=$IMAGES/$1.tar
+	if [[ -f $tar && -z $(find "$ctx" -newer "$tar" -print -quit) ]]; then
+		return 0
+	fi
+	log "building image $tag"
+	podman build -q -t "$tag" -f "$ctx/Containerfile" "$ctx" >/dev/null
+	rm -f "$tar.tmp"
+	podman save -q --format docker-archive -o "$tar.tmp" "$tag"
+	podman rmi -f "$tag" >/dev/null 2>&1 || true
+	mv "$tar.tmp" "$tar"
+}
+mkdir -p "$IMAGES/pause" "$IMAGES/coredns" "$IMAGES/busybox/bin"
+cp -p "$BIN/pause" "$IMAGES/pause/pause"
+printf 'FROM scratch\nCOPY pause /pause\nUSER 65535:65535\nENTRYPOINT ["/pause"]\n' >"$IMAGES/pause/Containerfile.new"
+cp -p "$BIN/coredns" "$IMAGES/coredns/coredns"
+printf 'FROM scratch\nCOPY coredns /coredns\nEXPOSE 53 53/udp\nENTRYPOINT ["/coredns"]\n' >"$IMAGES/coredns/Containerfile.new"
+# busybox: the static binary and one symlink per applet, made here because
+# RUN steps cannot run on this host.
+if [[ ! -x $IMAGES/busybox/bin/busybox || /bin/busybox -nt $IMAGES/busybox/bin/busybox ]]; then
+	cp -p /bin/busybox "$IMAGES/busybox/bin/busybox"
+	for a in $(/bin/busybox --list); do
+		[[ $a == busybox ]] || ln -sf busybox "$IMAGES/busybox/bin/$a"
+	done
+fi
+printf 'FROM scratch\nCOPY bin /bin\nENV PATH=/bin\nCMD ["sh"]\n' >"$IMAGES/busybox/Containerfile.new"
+for d in pause coredns busybox; do
+	# Keep the Containerfile's mtime unless it changed, so the tar stays cached.
+	if cmp -s "$IMAGES/$d/Containerfile.new" "$IMAGES/$d/Containerfile"; then
+		rm "$IMAGES/$d/Containerfile.new"
+	else
+		mv "$IMAGES/$d/Containerfile.new" "$IMAGES/$d/Containerfile"
+	fi
+done
+build_image pause "$PAUSE_IMAGE" "$IMAGES/pause"
+build_image coredns "$COREDNS_IMAGE" "$IMAGES/coredns"
+build_image busybox "$BUSYBOX_IMAGE" "$IMAGES/busybox"
+for d in pause coredns busybox; do
+	ctr_ images import "$IMAGES/$d.tar" >/dev/null
+done
+log "images imported"
+
+# --- the rest of the control plane and the node --------------------------------
+wait_for 90 "kube-apiserver /readyz" kctl get --raw /readyz || { alive etcd; alive kube-apiserver; exit 1; }
+log "kube-apiserver ready"
+start kube-controller-manager "$BIN/kube-controller-manager" \
+	--kubeconfig "$PKI/controller-manager.kubeconfig" \
+	--authentication-kubeconfig "$PKI/controller-manager.kubeconfig" \
+	--authorization-kubeconfig "$PKI/controller-manager.kubeconfig" \
+	--bind-address 127.0.0.1 --secure-port "$KCM_PORT" --leader-elect=false \
+	--service-account-private-key-file "$PKI/sa.key" --root-ca-file "$PKI/ca.crt" \
+	--use-service-account-credentials=true \
+	--cluster-signing-cert-file "$PKI/ca.crt" --cluster-signing-key-file "$PKI/ca.key" \
+	--allocate-node-cidrs=true --cluster-cidr "$POD_CIDR" --node-cidr-mask-size 24 \
+	--service-cluster-ip-range "$SERVICE_CIDR" --cluster-name realcluster \
+	--controllers '*,bootstrapsigner,tokencleaner' --profiling=false
+start kube-scheduler "$BIN/kube-scheduler" \
+	--kubeconfig "$PKI/scheduler.kubeconfig" \
+	--authentication-kubeconfig "$PKI/scheduler.kubeconfig" \
+	--authorization-kubeconfig "$PKI/scheduler.kubeconfig" \
+	--bind-address 127.0.0.1 --secure-port "$SCHEDULER_PORT" --leader-elect=false --profiling=false
+start kubelet "$BIN/kubelet" --config "$STATE/kubelet/config.yaml" \
+	--kubeconfig "$PKI/kubelet-client.kubeconfig" --root-dir "$STATE/kubelet" \
+	--cert-dir "$STATE/kubelet/pki" --hostname-override "$NODE_NAME" --node-ip "$NODE_IP"
+start kube-proxy "$BIN/kube-proxy" --config "$STATE/kube-proxy.yaml"
+start provisioner "$BIN/rctool" provisioner -kubeconfig "$PKI/admin.kubeconfig" \
+	-dir "$STATE/volumes" -node "$NODE_NAME"
+
+# --- cluster add-ons: default StorageClass and CoreDNS --------------------------
+cat >"$STATE/manifests/storageclass.yaml" <<YAML
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata:
+  name: realcluster-local
+  annotations:
+    storageclass.kubernetes.io/is-default-class: "true"
+provisioner: realcluster.litek8s.io/local
+reclaimPolicy: Delete
+volumeBindingMode: Immediate
+YAML
+# CoreDNS as kubeadm deploys it (RBAC, Corefile, Deployment, kube-dns
+# Service), with one replica and the offline image.
+cat >"$STATE/manifests/coredns.yaml" <<YAML
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: coredns
+  namespace: kube-system
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: system:coredns
+rules:
+- apiGroups: [""]
+  resources: [endpoints, services, pods, namespaces]
+  verbs: [list, watch]
+- apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: system:coredns
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: system:coredns
+subjects:
+- kind: ServiceAccount
+  name: coredns
+  namespace: kube-system
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: coredns
+  namespace: kube-system
+data:
+  Corefile: |
+    .:53 {
+        errors
+        health {
+           lameduck 5s
+        }
+        ready
+        kubernetes $CLUSTER_DOMAIN in-addr.arpa ip6.arpa {
+           pods insecure
+           fallthrough in-addr.arpa ip6.arpa
+           ttl 30
+        }
+        prometheus :9153
+        forward . /etc/resolv.conf {
+           max_concurrent 1000
+        }
+        cache 30 {
+           disable success $CLUSTER_DOMAIN
+           disable denial $CLUSTER_DOMAIN
+        }
+        loop
+        reload
+        loadbalance
+    }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: coredns
+  namespace: kube-system
+  labels: {k8s-app: kube-dns}
+spec:
+  replicas: 1
+  strategy:
+    type: RollingUpdate
+    rollingUpdate: {maxUnavailable: 1}
+  selector:
+    matchLabels: {k8s-app: kube-dns}
+  template:
+    metadata:
+      labels: {k8s-app: kube-dns}
+    spec:
+      priorityClassName: system-cluster-critical
+      serviceAccountName: coredns
+      tolerations:
+      - key: CriticalAddonsOnly
+        operator: Exists
+      - key: node-role.kubernetes.io/control-plane
+        effect: NoSchedule
+      nodeSelector:
+        kubernetes.io/os: linux
+      containers:
+      - name: coredns
+        image: $COREDNS_IMAGE
+        imagePullPolicy: Never
+        args: ["-conf", "/etc/coredns/Corefile"]
+        resources:
+          limits: {memory: 170Mi}
+          requests: {cpu: 100m, memory: 70Mi}
+        volumeMounts:
+        - name: config-volume
+          mountPath: /etc/coredns
+          readOnly: true
+        ports:
+        - {containerPort: 53, name: dns, protocol: UDP}
+        - {containerPort: 53, name: dns-tcp, protocol: TCP}
+        - {containerPort: 9153, name: metrics, protocol: TCP}
+        livenessProbe:
+          httpGet: {path: /health, port: 8080, scheme: HTTP}
+          initialDelaySeconds: 60
+          timeoutSeconds: 5
+          successThreshold: 1
+          failureThreshold: 5
+        readinessProbe:
+          httpGet: {path: /ready, port: 8181, scheme: HTTP}
+          periodSeconds: 2
+        securityContext:
+          allowPrivilegeEscalation: false
+          capabilities:
+            add: [NET_BIND_SERVICE]
+            drop: [ALL]
+          readOnlyRootFilesystem: true
+      dnsPolicy: Default
+      volumes:
+      - name: config-volume
+        configMap:
+          name: coredns
+          items:
+          - {key: Corefile, path: Corefile}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kube-dns
+  namespace: kube-system
+  labels:
+    k8s-app: kube-dns
+    kubernetes.io/cluster-service: "true"
+    kubernetes.io/name: CoreDNS
+  annotations:
+    prometheus.io/port: "9153"
+    prometheus.io/scrape: "true"
+spec:
+  selector: {k8s-app: kube-dns}
+  clusterIP: $DNS_IP
+  ports:
+  - {name: dns, port: 53, protocol: UDP}
+  - {name: dns-tcp, port: 53, protocol: TCP}
+  - {name: metrics, port: 9153, protocol: TCP}
+YAML
+kctl apply -f "$STATE/manifests/storageclass.yaml" -f "$STATE/manifests/coredns.yaml" >/dev/null
+
+# --- env -----------------------------------------------------------------------
+{
+	for k in REALCLUSTER_DIR KUBECONFIG CONTAINERD_ADDRESS CONTAINERD_SOCKET CONTAINERD_NAMESPACE \
+		REALCLUSTER_BIN NODE_NAME NODE_IP POD_CIDR SERVICE_CIDR DNS_IP CLUSTER_DOMAIN STORAGE_CLASS \
+		APISERVER_URL APISERVER_PORT ETCD_PORT ETCD_PEER_PORT ETCD_METRICS_PORT KUBELET_PORT \
+		KUBELET_HEALTHZ_PORT KCM_PORT SCHEDULER_PORT PROXY_HEALTHZ_PORT PROXY_METRICS_PORT \
+		PAUSE_IMAGE COREDNS_IMAGE BUSYBOX_IMAGE; do
+		case $k in
+		REALCLUSTER_DIR) v=$STATE ;;
+		KUBECONFIG) v=$STATE/kubeconfig ;;
+		CONTAINERD_ADDRESS | CONTAINERD_SOCKET) v=$CONTAINERD_SOCK ;;
+		CONTAINERD_NAMESPACE) v=$CTR_NAMESPACE ;;
+		REALCLUSTER_BIN) v=$BIN ;;
+		STORAGE_CLASS) v=realcluster-local ;;
+		*) v=${!k} ;;
+		esac
+		printf 'export %s=%q\n' "$k" "$v"
+	done
+} >"$STATE/env.tmp"
+
+# --- wait: node Ready, CoreDNS Ready, smoke pod ------------------------------------
+wait_for 90 "node $NODE_NAME to register" kctl get node "$NODE_NAME" || { alive kubelet; exit 1; }
+kctl wait --for=condition=Ready "node/$NODE_NAME" --timeout=90s >/dev/null || { alive kubelet; exit 1; }
+log "node $NODE_NAME Ready"
+wait_for 60 "default service account" kctl -n default get serviceaccount default
+kctl -n kube-system rollout status deployment/coredns --timeout=120s >/dev/null ||
+	{ kctl -n kube-system get pods -o wide >&2; exit 1; }
+log "CoreDNS Ready"
+
+cat >"$STATE/manifests/smoke.yaml" <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: realcluster-smoke
+  namespace: default
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 0
+  containers:
+  - name: smoke
+    image: $BUSYBOX_IMAGE
+    imagePullPolicy: Never
+    command:
+    - sh
+    - -c
+    - |
+      set -e
+      nslookup kubernetes.default.svc.$CLUSTER_DOMAIN
+      wget -q -T 5 -O /dev/null http://kube-dns.kube-system.svc.$CLUSTER_DOMAIN:9153/metrics
+      echo smoke-ok
+YAML
+kctl apply -f "$STATE/manifests/smoke.yaml" >/dev/null
+if ! kctl wait --for=jsonpath='{.status.phase}'=Succeeded pod/realcluster-smoke --timeout=90s >/dev/null; then
+	kctl get pod realcluster-smoke -o wide >&2 || true
+	kctl logs realcluster-smoke >&2 || true
+	die "smoke pod did not succeed"
+fi
+kctl logs realcluster-smoke | grep -q smoke-ok || die "smoke pod printed no smoke-ok"
+kctl delete pod realcluster-smoke --wait=true >/dev/null
+log "smoke pod resolved kubernetes.default.svc.$CLUSTER_DOMAIN and reached kube-dns's ClusterIP"
+
+mv "$STATE/env.tmp" "$STATE/env"
+log "up in $((SECONDS - T0))s"
+echo "kubeconfig: $STATE/kubeconfig"
