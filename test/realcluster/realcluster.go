@@ -1,0 +1,240 @@
+package realcluster
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	// DefaultStateDir is where up.sh keeps the cluster unless
+	// REALCLUSTER_DIR says otherwise.
+	DefaultStateDir = "/var/lib/litek8s-realcluster"
+	// DefaultCache is the build cache unless LITEK8S_CACHE says otherwise.
+	DefaultCache = "/var/cache/litek8s"
+	// K8sVersion is the Kubernetes release the harness runs.
+	K8sVersion = "v1.37.2"
+	// lockPath serialises clusters across test binaries.
+	lockPath = "/run/litek8s-realcluster.lock"
+	// upTimeout covers a cold build (~25 min) plus the start.
+	upTimeout = 45 * time.Minute
+)
+
+// Cluster is a running realcluster.
+type Cluster struct {
+	// StateDir holds the cluster's state, logs and env file.
+	StateDir string
+	// Kubeconfig is the admin (system:masters) kubeconfig.
+	Kubeconfig string
+	// BinDir holds kubectl, crictl and the other built binaries.
+	BinDir string
+	// Env is the parsed $StateDir/env (KUBECONFIG, CONTAINERD_ADDRESS,
+	// NODE_NAME, APISERVER_URL, ... see README.md).
+	Env map[string]string
+
+	dir string // the directory of up.sh and down.sh
+}
+
+// Up returns the running cluster, bringing it up with up.sh unless one is
+// already up in the state dir (REALCLUSTER_DIR or DefaultStateDir). When Up
+// started it, t.Cleanup runs down.sh (unless REALCLUSTER_KEEP=1). It skips
+// the test when not root or, unless CI=true, when the binaries are not
+// built yet or -short is set; with CI=true those fail the test instead.
+func Up(t testing.TB) *Cluster {
+	t.Helper()
+	c := &Cluster{
+		StateDir: envOr("REALCLUSTER_DIR", DefaultStateDir),
+		BinDir:   filepath.Join(envOr("LITEK8S_CACHE", DefaultCache), "k8s-"+K8sVersion, "bin"),
+		dir:      scriptDir(),
+	}
+	c.Kubeconfig = filepath.Join(c.StateDir, "kubeconfig")
+	if msg := c.missing(); msg != "" {
+		if os.Getenv("CI") == "true" && os.Geteuid() == 0 {
+			t.Logf("realcluster: %s; CI=true, up.sh builds them", msg)
+		} else if os.Getenv("CI") == "true" {
+			t.Fatalf("realcluster: %s", msg)
+		} else {
+			t.Skipf("realcluster: %s (run %s/build.sh, or set CI=true)", msg, c.dir)
+		}
+	}
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Skip("realcluster: skipped with -short")
+	}
+	unlock, err := lock()
+	if err != nil {
+		t.Fatalf("realcluster: %v", err)
+	}
+	if c.healthy() {
+		t.Logf("realcluster: reusing the cluster in %s", c.StateDir)
+		t.Cleanup(unlock)
+		return c
+	}
+	t.Cleanup(func() {
+		defer unlock()
+		if os.Getenv("REALCLUSTER_KEEP") == "1" {
+			t.Logf("realcluster: REALCLUSTER_KEEP=1, leaving the cluster up in %s", c.StateDir)
+			return
+		}
+		if err := c.down(); err != nil {
+			t.Errorf("realcluster: %v", err)
+		}
+	})
+	start := time.Now()
+	out, err := c.run(upTimeout, "up.sh")
+	if err != nil {
+		t.Fatalf("realcluster: up.sh: %v\n%s", err, out)
+	}
+	t.Logf("realcluster: up in %s:\n%s", time.Since(start).Round(time.Second), out)
+	if err := c.loadEnv(); err != nil {
+		t.Fatalf("realcluster: %v", err)
+	}
+	return c
+}
+
+// Down runs down.sh now (the cleanup Up registered then finds nothing to do).
+func (c *Cluster) Down(t testing.TB) {
+	t.Helper()
+	if err := c.down(); err != nil {
+		t.Fatalf("realcluster: %v", err)
+	}
+}
+
+// LoadImage imports an image archive (docker-archive or OCI, e.g. from
+// `podman save`) into the cluster's containerd, namespace k8s.io.
+func (c *Cluster) LoadImage(t testing.TB, archive string) {
+	t.Helper()
+	if out, err := c.run(10*time.Minute, "load-image.sh", archive); err != nil {
+		t.Fatalf("realcluster: load-image.sh %s: %v\n%s", archive, err, out)
+	}
+}
+
+// Kubectl is the path of the kubectl built with the cluster.
+func (c *Cluster) Kubectl() string { return filepath.Join(c.BinDir, "kubectl") }
+
+func (c *Cluster) down() error {
+	if out, err := c.run(5*time.Minute, "down.sh"); err != nil {
+		return fmt.Errorf("down.sh: %w\n%s", err, out)
+	}
+	return nil
+}
+
+// missing says which prerequisite is absent, or "".
+func (c *Cluster) missing() string {
+	if os.Geteuid() != 0 {
+		return "needs root"
+	}
+	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler",
+		"kubelet", "kube-proxy", "kubectl", "etcd", "coredns", "crictl"} {
+		if _, err := os.Stat(filepath.Join(c.BinDir, b)); err != nil {
+			return fmt.Sprintf("%s not built in %s", b, c.BinDir)
+		}
+	}
+	return ""
+}
+
+// healthy reports whether an earlier up.sh finished in StateDir and its
+// apiserver still answers /readyz.
+func (c *Cluster) healthy() bool {
+	if err := c.loadEnv(); err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.Kubectl(), "--kubeconfig", c.Kubeconfig, "get", "--raw", "/readyz")
+	return cmd.Run() == nil
+}
+
+// run runs a script of the harness with REALCLUSTER_DIR set and returns its
+// combined output.
+func (c *Cluster) run(timeout time.Duration, script string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(c.dir, script), args...)
+	cmd.Env = append(os.Environ(), "REALCLUSTER_DIR="+c.StateDir)
+	// The script's own children (the cluster) are in their own sessions
+	// and write to files; only the script holds the pipe.
+	cmd.WaitDelay = 10 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func (c *Cluster) loadEnv() error {
+	f, err := os.Open(filepath.Join(c.StateDir, "env"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	env, err := parseEnv(f)
+	if err != nil {
+		return fmt.Errorf("%s/env: %w", c.StateDir, err)
+	}
+	c.Env = env
+	if k := env["KUBECONFIG"]; k != "" {
+		c.Kubeconfig = k
+	}
+	if b := env["REALCLUSTER_BIN"]; b != "" {
+		c.BinDir = b
+	}
+	return nil
+}
+
+// parseEnv reads the `export K=V` lines up.sh writes (V quoted with
+// printf %q; the values it writes need no unquoting beyond backslashes).
+func parseEnv(f *os.File) (map[string]string, error) {
+	env := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimPrefix(strings.TrimSpace(sc.Text()), "export ")
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("bad line %q", line)
+		}
+		env[k] = strings.ReplaceAll(v, `\`, "")
+	}
+	return env, sc.Err()
+}
+
+// lock takes the machine-wide realcluster lock; the returned func releases
+// it.
+func lock() (func(), error) {
+	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", lockPath, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// scriptDir is the directory of this file, where up.sh and down.sh live.
+func scriptDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		panic(errors.New("realcluster: no caller information"))
+	}
+	return filepath.Dir(file)
+}
