@@ -7,6 +7,20 @@ CACHE=${LITEK8S_CACHE:-/var/cache/litek8s}
 BIN=$CACHE/k8s-$K8S_VERSION/bin
 IMAGES=$CACHE/k8s-$K8S_VERSION/images
 STATE=${REALCLUSTER_DIR:-/var/lib/litek8s-realcluster}
+STATE=${STATE%/}
+# down.sh kills every process whose command line names $STATE and removes
+# it: refuse anything that is not a dedicated directory.
+case $STATE in
+/ | /tmp | /var | /var/lib | /var/tmp | /root | /home | /run | /opt | /usr* | /etc* | /bin* | /sbin* | /lib* | /proc* | /sys* | /dev*)
+	echo "REALCLUSTER_DIR=$STATE is not a dedicated directory" >&2
+	exit 1
+	;;
+/*/*) ;;
+*)
+	echo "REALCLUSTER_DIR must be an absolute path of two or more components, not $STATE" >&2
+	exit 1
+	;;
+esac
 
 NODE_NAME=${REALCLUSTER_NODE_NAME:-litek8s-realnode}
 # The node IP lives on a dummy interface of our own, so no component ever

@@ -15,8 +15,8 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 [[ $EUID -eq 0 ]] || die "must run as root"
 
 T0=$SECONDS
-if [[ -e $STATE ]]; then
-	log "state dir $STATE exists: running down.sh first"
+if [[ -e $STATE ]] || ip link show "$DUMMY" >/dev/null 2>&1 || ip link show "$BRIDGE" >/dev/null 2>&1; then
+	log "an earlier cluster left $STATE or its interfaces: running down.sh first"
 	"$HERE/down.sh"
 fi
 
