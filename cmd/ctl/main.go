@@ -12,6 +12,7 @@
 //	ctl snapshot restore FILE --data-dir DIR --id ID [--raft-addr ADDR]   (offline)
 //	ctl kubeconfig                     an admin kubeconfig for the member asked
 //	ctl health                         exit 0 when the member is ready
+//	ctl version [--client]             ctl's version and the asked member's
 //
 // Global flags (each also LITEK8S_<NAME> in the environment, e.g.
 // LITEK8S_SERVER): --kubeconfig, --server, --token and
@@ -80,7 +81,7 @@ func newRoot() *cobra.Command {
 		panic(err) // only on a nil flag set
 	}
 	root.AddCommand(newStatusCmd(o), newMembersCmd(o), newLeaderCmd(o), newResyncCmd(o), newSnapshotCmd(o),
-		newKubeconfigCmd(o), newHealthCmd(o))
+		newKubeconfigCmd(o), newHealthCmd(o), newVersionCmd(o))
 	root.SetErrPrefix("ctl:")
 	return root
 }

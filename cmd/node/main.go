@@ -23,7 +23,11 @@ import (
 
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/memtrim"
+	"github.com/litek8s/litek8s/internal/version"
 )
+
+// errVersion is loadConfig's answer to --version: print it and exit 0.
+var errVersion = errors.New("version requested")
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -35,7 +39,11 @@ func main() {
 func run(args []string) error {
 	v, err := loadConfig(args)
 	if err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
+		switch {
+		case errors.Is(err, pflag.ErrHelp):
+			return nil
+		case errors.Is(err, errVersion):
+			fmt.Println(version.Get())
 			return nil
 		}
 		return err
@@ -50,7 +58,7 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("litek8s member %s serving %s (raft %s)\n", cfg.ID, m.URL(), m.Store().RaftAddr())
+	fmt.Printf("litek8s member %s serving %s (raft %s), %s\n", cfg.ID, m.URL(), m.Store().RaftAddr(), version.Get().Version)
 	fmt.Printf("kubeconfig: %s\n", m.Kubeconfig())
 	stopLabel := func() {}
 	if key := v.GetString("leader-label"); key != "" {
@@ -73,6 +81,7 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	def := member.DefaultConfig()
 	fs := pflag.NewFlagSet("node", pflag.ContinueOnError)
 	fs.String("config", "", "config file (yaml, json or toml)")
+	printVersion := fs.Bool("version", false, "print the version and exit")
 	fs.String("id", def.ID, "member ID, stable across restarts")
 	fs.String("data-dir", def.DataDir, "data directory (raft.db, snapshots/, tls/, kubeconfig)")
 	fs.String("api-addr", def.APIAddr, "HTTPS API listen address (port 0 picks one)")
@@ -84,6 +93,8 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("join-token", "", "the cluster's join token (<data-dir>/tls/join-token of a member); "+
 		"a member that bootstraps a cluster makes it the cluster's (default: a random one)")
 	fs.String("ca-hash", "", "sha256:<hex> of the cluster CA (members log it): a first join verifies the member it joins through with it")
+	fs.String("ca-cert-file", "", "PEM CA certificate of a cluster this member bootstraps, with --ca-key-file (default: a new CA); joiners receive the cluster's")
+	fs.String("ca-key-file", "", "PEM private key of --ca-cert-file")
 	fs.String("admin-token", "", "admin token of a cluster this member bootstraps (default: a random one, in <data-dir>/tls/admin-token)")
 	fs.Bool("nonvoter", false, "join without a vote (serves reads, never counts for a quorum)")
 	fs.Int("bootstrap-expect", 0, "form a new cluster once this many fresh members among --peers are reachable (exactly one bootstraps, the others join it)")
@@ -120,6 +131,9 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	if *printVersion {
+		return nil, errVersion
+	}
 	v := viper.New()
 	v.SetEnvPrefix("LITEK8S")
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
@@ -152,6 +166,18 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.JoinToken = v.GetString("join-token")
 	cfg.AdminToken = v.GetString("admin-token")
 	cfg.CAHash = v.GetString("ca-hash")
+	for _, f := range []struct {
+		flag string
+		to   *[]byte
+	}{{"ca-cert-file", &cfg.CACert}, {"ca-key-file", &cfg.CAKey}} {
+		if name := v.GetString(f.flag); name != "" {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				return member.Config{}, fmt.Errorf("%s: %w", f.flag, err)
+			}
+			*f.to = b
+		}
+	}
 	cfg.BootstrapExpect = v.GetInt("bootstrap-expect")
 	cfg.Nonvoter = v.GetBool("nonvoter")
 	cfg.Peers = v.GetStringSlice("peers")

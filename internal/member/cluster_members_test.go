@@ -307,7 +307,7 @@ func TestJoinWithCAHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := newSecrets("", "")
+	other, err := newSecrets("", "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

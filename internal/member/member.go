@@ -23,6 +23,7 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers"
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/raftstore"
+	"github.com/litek8s/litek8s/internal/version"
 )
 
 // Config configures one member. Start from DefaultConfig.
@@ -46,6 +47,11 @@ type Config struct {
 	// AdminToken is the admin token of a cluster this member bootstraps (a
 	// random one when empty). Joiners receive the cluster's.
 	AdminToken string
+	// CACert and CAKey (PEM, both or neither) are the CA of a cluster this
+	// member bootstraps: a Helm chart that generates it at install can
+	// give clients the CA to verify members with. Empty: a new one.
+	// Joiners receive the cluster's.
+	CACert, CAKey []byte
 	// BootstrapExpect > 1 makes a fresh member wait for that many fresh
 	// members among Peers (their API URLs; this member's own may be among
 	// them) and lets the one with the lowest ID bootstrap the cluster; the
@@ -100,6 +106,12 @@ func (c *Config) Validate() error {
 		return errors.New("member: bootstrap-expect needs the peers' addresses and the join token")
 	case c.BootstrapExpect > 1 && c.Join != "":
 		return errors.New("member: give either join or bootstrap-expect")
+	case (len(c.CACert) == 0) != (len(c.CAKey) == 0):
+		return errors.New("member: give both the CA certificate and its key, or neither")
+	case len(c.CACert) > 0:
+		if err := checkCA(c.CACert, c.CAKey); err != nil {
+			return err
+		}
 	case c.SourceIP != "" && net.ParseIP(c.SourceIP) == nil:
 		return fmt.Errorf("member: source IP %q is not an IP address", c.SourceIP)
 	case c.Logger == nil:
@@ -122,7 +134,7 @@ type Member struct {
 	ln         net.Listener
 	url        string
 	kubeconfig string
-	version    string // what /version reports
+	version    string // the litek8s version /admin/v1/status reports
 	metrics    *prometheus.Registry
 	metricsSrv *http.Server // the metrics-only listener's; nil when off
 	metricsLn  net.Listener
@@ -264,7 +276,7 @@ func (m *Member) secrets(ctx context.Context, fresh bool, join string) (secrets,
 	case !fresh:
 		return sec, errors.New("member: data dir has Raft state but no tls/ secrets")
 	case join == "":
-		sec, err = newSecrets(m.cfg.AdminToken, m.cfg.JoinToken)
+		sec, err = newSecrets(m.cfg.AdminToken, m.cfg.JoinToken, m.cfg.CACert, m.cfg.CAKey)
 	default:
 		sec, err = fetchSecrets(ctx, join, m.cfg.JoinToken, m.cfg.CAHash)
 	}
@@ -312,7 +324,7 @@ func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) err
 		Audiences: []string{serviceAccountIssuer}}
 	ac.Admin = m.adminHandler()
 	ac.MetricsHandler, ac.Metrics = metricsHandler(m.metrics), m.metrics
-	m.version = ac.GitVersion
+	m.version = version.Get().Version
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err
 	}

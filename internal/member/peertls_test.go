@@ -29,7 +29,7 @@ func TestMemberTrafficNeedsClusterCertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := newSecrets("", "")
+	other, err := newSecrets("", "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

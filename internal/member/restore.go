@@ -24,7 +24,7 @@ func RestoreDataDir(r io.Reader, dataDir, id, raftAddr, adminToken, joinToken st
 	if err != nil {
 		return info, err
 	}
-	sec, err := newSecrets(adminToken, joinToken)
+	sec, err := newSecrets(adminToken, joinToken, nil, nil)
 	if err == nil {
 		err = sec.save(dataDir)
 	}

@@ -121,23 +121,12 @@ func (s secrets) marshal() ([]byte, error) { return json.Marshal(s) }
 
 // newSecrets creates a cluster CA, and the admin and join tokens unless
 // given.
-func newSecrets(adminToken, joinToken string) (secrets, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return secrets{}, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: "litek8s-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(10, 0, 0),
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, IsCA: true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return secrets{}, err
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return secrets{}, err
+func newSecrets(adminToken, joinToken string, caCert, caKey []byte) (secrets, error) {
+	if len(caCert) == 0 {
+		var err error
+		if caCert, caKey, err = newCA(); err != nil {
+			return secrets{}, err
+		}
 	}
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -154,12 +143,58 @@ func newSecrets(adminToken, joinToken string) (secrets, error) {
 		joinToken = randomToken()
 	}
 	return secrets{
-		CACert:    pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		CAKey:     pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}),
+		CACert:    caCert,
+		CAKey:     caKey,
 		Token:     adminToken,
 		JoinToken: joinToken,
 		SAKey:     pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sab}),
 	}, nil
+}
+
+// newCA makes a new cluster CA (PEM certificate and EC key).
+func newCA() (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: "litek8s-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(10, 0, 0),
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), nil
+}
+
+// checkCA reports why a given CA cannot be the cluster's: the key must
+// match the certificate, and the certificate must be a CA that may sign
+// certificates and is valid now.
+func checkCA(certPEM, keyPEM []byte) error {
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return fmt.Errorf("member: the given CA: %w", err)
+	}
+	c, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return fmt.Errorf("member: the given CA certificate: %w", err)
+	}
+	now := time.Now()
+	switch {
+	case !c.IsCA || c.KeyUsage&x509.KeyUsageCertSign == 0:
+		return fmt.Errorf("member: the given CA certificate %q is not a CA that may sign certificates", c.Subject.CommonName)
+	case now.Before(c.NotBefore) || now.After(c.NotAfter):
+		return fmt.Errorf("member: the given CA certificate %q is valid from %s to %s only", c.Subject.CommonName,
+			c.NotBefore.Format(time.RFC3339), c.NotAfter.Format(time.RFC3339))
+	}
+	return nil
 }
 
 func randomToken() string {
