@@ -54,16 +54,36 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	var own *pod // the member's Pod, when a flag needs Kubernetes
+	if key, peers, prune := v.GetString("leader-label"), v.GetBool("kubernetes-peers"),
+		v.GetBool("remove-scaled-down-members"); key != "" || peers || prune {
+		if own, err = ownPod("--leader-label, --kubernetes-peers and --remove-scaled-down-members"); err != nil {
+			return err
+		}
+		if peers {
+			d, err := own.peerDialer(cfg.APIAdvertise, cfg.Logger)
+			if err != nil {
+				return err
+			}
+			cfg.Dial = d.DialContext
+		}
+	}
 	m, err := member.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("litek8s member %s serving %s (raft %s), %s\n", cfg.ID, m.URL(), m.Store().RaftAddr(), version.Get().Version)
 	fmt.Printf("kubeconfig: %s\n", m.Kubeconfig())
-	stopLabel := func() {}
+	stopLabel, stopPruner := func() {}, func() {}
 	if key := v.GetString("leader-label"); key != "" {
-		if stopLabel, err = startPodLabel(ctx, key, m, cfg.Logger); err != nil {
+		if stopLabel, err = own.startPodLabel(ctx, key, m, cfg.Logger); err != nil {
 			return errors.Join(fmt.Errorf("leader-label: %w", err), m.Close())
+		}
+	}
+	if v.GetBool("remove-scaled-down-members") {
+		if stopPruner, err = own.startPruner(ctx, cfg.ID, m, cfg.Logger); err != nil {
+			stopLabel()
+			return errors.Join(err, m.Close())
 		}
 	}
 	if d := v.GetDuration("release-startup-memory"); d > 0 {
@@ -72,6 +92,7 @@ func run(args []string) error {
 	}
 	<-ctx.Done()
 	cfg.Logger.Info("shutting down")
+	stopPruner()
 	stopLabel() // the Pod says "not leader" before the member hands leadership over
 	return m.Close()
 }
@@ -125,6 +146,11 @@ func loadConfig(args []string) (*viper.Viper, error) {
 		"largest object stored, as encoded; a write that makes a larger one gets 413")
 	fs.Duration("release-startup-memory", 3*time.Second,
 		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched (0: never)")
+	fs.Bool("kubernetes-peers", false, "in a Kubernetes StatefulSet: dial peers' names <pod>.<domain of --api-advertise> at their Pods' IPs, "+
+		"read from the Kubernetes API (needs POD_NAMESPACE, POD_NAME and RBAC to get pods), instead of through DNS, "+
+		"whose negative cache hides Pods that start late")
+	fs.Bool("remove-scaled-down-members", false, "in a Kubernetes StatefulSet: while leading, remove from Raft the members "+
+		"whose ordinal the StatefulSet no longer has (needs RBAC to get the StatefulSet)")
 	fs.String("leader-label", "", "in Kubernetes: label this member's own Pod KEY=true while it leads (needs POD_NAMESPACE, POD_NAME and RBAC to patch it)")
 	fs.Int("simulated-nodes", def.Controllers.Scheduling.SimNodes.Count,
 		"simulated nodes the leader registers and runs pods on (sim-node-0, ...; 0: none)")

@@ -39,7 +39,7 @@ func (m *Member) discover(ctx context.Context) (string, error) {
 		return "", err
 	}
 	defer stop()
-	c := helloClient()
+	c := helloClient(m.dial)
 	defer c.CloseIdleConnections()
 	t := time.NewTicker(helloInterval)
 	defer t.Stop()
@@ -94,7 +94,7 @@ func (m *Member) checkCluster(ctx context.Context, own string) error {
 		return err
 	}
 	defer stop()
-	c := helloClient()
+	c := helloClient(m.dial)
 	defer c.CloseIdleConnections()
 	for _, peer := range targets {
 		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -111,8 +111,8 @@ func (m *Member) checkCluster(ctx context.Context, own string) error {
 // helloClient asks peers who they are. It does not verify their
 // certificates: a fresh member does not know the cluster CA yet, and hello
 // carries nothing secret either way.
-func helloClient() *http.Client {
-	return &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
+func helloClient(dial dialFunc) *http.Client {
+	return &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: dial,
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 }
 

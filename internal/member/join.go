@@ -17,24 +17,27 @@ import (
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
+// dialFunc opens a connection to another member (Config.Dial).
+type dialFunc = func(ctx context.Context, network, address string) (net.Conn, error)
+
 // fetchSecrets gets the cluster's shared secrets from the member at seed;
 // the join token authenticates the joiner. With caHash ("sha256:<hex>" of
 // the cluster CA's certificate, as the members log it), the joiner first
 // takes the CA from the seed's hello, checks its hash, and then verifies
 // the seed with it before it sends the token. Without, it trusts the seed
 // it was told to join on first use (the token still goes over TLS).
-func fetchSecrets(ctx context.Context, seed, token, caHash string) (secrets, error) {
+func fetchSecrets(ctx context.Context, dial dialFunc, seed, token, caHash string) (secrets, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	tc := &tls.Config{InsecureSkipVerify: true}
 	if caHash != "" {
-		pool, err := pinnedCA(ctx, seed, caHash)
+		pool, err := pinnedCA(ctx, dial, seed, caHash)
 		if err != nil {
 			return secrets{}, err
 		}
 		tc = &tls.Config{RootCAs: pool}
 	}
-	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
+	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: dial, TLSClientConfig: tc}}
 	defer c.CloseIdleConnections()
 	var s secrets
 	for {
@@ -58,8 +61,8 @@ func fetchSecrets(ctx context.Context, seed, token, caHash string) (secrets, err
 
 // pinnedCA fetches the cluster CA from the seed's hello and returns it
 // once its hash is caHash.
-func pinnedCA(ctx context.Context, seed, caHash string) (*x509.CertPool, error) {
-	c := helloClient()
+func pinnedCA(ctx context.Context, dial dialFunc, seed, caHash string) (*x509.CertPool, error) {
+	c := helloClient(dial)
 	defer c.CloseIdleConnections()
 	for {
 		h, err := raftstore.FetchHello(ctx, c, seed)

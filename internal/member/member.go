@@ -85,7 +85,12 @@ type Config struct {
 	// others come from (Raft, internal calls, forwarded writes): tests give
 	// each member its own loopback address for a fault-injecting proxy.
 	SourceIP string
-	Logger   *slog.Logger
+	// Dial, when set, opens every connection this member makes to another
+	// (hello, join, Raft, internal calls, forwarded writes) instead of a
+	// net.Dialer from SourceIP. cmd/node sets it in Kubernetes so that
+	// peers' StatefulSet names resolve through their Pods (kubepeers).
+	Dial   func(ctx context.Context, network, address string) (net.Conn, error)
+	Logger *slog.Logger
 }
 
 // DefaultConfig returns the configuration of `node` with no flags.
@@ -133,6 +138,7 @@ type Member struct {
 	srv        *http.Server
 	ln         net.Listener
 	url        string
+	dial       dialFunc // to other members
 	kubeconfig string
 	version    string // the litek8s version /admin/v1/status reports
 	metrics    *prometheus.Registry
@@ -172,6 +178,14 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 		adv = m.ln.Addr().String()
 	}
 	m.url = "https://" + adv
+	m.dial = cfg.Dial
+	if m.dial == nil {
+		d := &net.Dialer{Timeout: 10 * time.Second}
+		if src := net.ParseIP(cfg.SourceIP); src != nil {
+			d.LocalAddr = &net.TCPAddr{IP: src}
+		}
+		m.dial = d.DialContext
+	}
 	join := cfg.Join
 	if fresh && join == "" && cfg.BootstrapExpect > 1 {
 		if join, err = m.discover(ctx); err != nil {
@@ -195,13 +209,8 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err != nil {
 		return nil, err
 	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
-	src := net.ParseIP(cfg.SourceIP)
-	if src != nil {
-		dialer.LocalAddr = &net.TCPAddr{IP: src}
-	}
 	peerTransport := &http.Transport{TLSClientConfig: peerClientTLS(pool, cert), ForceAttemptHTTP2: true,
-		DialContext:         dialer.DialContext,
+		DialContext:         m.dial,
 		MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}
 	if err := m.openStore(sec, pool, cert, peerTransport, fresh && join == ""); err != nil {
 		return nil, err
@@ -278,7 +287,7 @@ func (m *Member) secrets(ctx context.Context, fresh bool, join string) (secrets,
 	case join == "":
 		sec, err = newSecrets(m.cfg.AdminToken, m.cfg.JoinToken, m.cfg.CACert, m.cfg.CAKey)
 	default:
-		sec, err = fetchSecrets(ctx, join, m.cfg.JoinToken, m.cfg.CAHash)
+		sec, err = fetchSecrets(ctx, m.dial, join, m.cfg.JoinToken, m.cfg.CAHash)
 	}
 	if err != nil {
 		return sec, err
@@ -292,7 +301,7 @@ func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificat
 	sc.Derive = api.Derive
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
 	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth
-	sc.SourceIP = net.ParseIP(m.cfg.SourceIP)
+	sc.SourceIP, sc.Dial = net.ParseIP(m.cfg.SourceIP), m.cfg.Dial
 	sc.JoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = sec.JoinToken, sec.marshal, sec.clusterID(), sec.CACert
 	sc.Metrics = m.metrics
 	sc.Logger = m.cfg.Logger // the store adds member=<id> itself

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"net"
 
+	"context"
 	"crypto/tls"
 	"errors"
 	"log/slog"
@@ -71,6 +72,10 @@ type Config struct {
 	// loopback address, so that a fault-injecting proxy can tell them
 	// apart.
 	SourceIP net.IP
+	// Dial, when set, opens Raft's TCP connections to other members
+	// instead of a net.Dialer (SourceIP is then its business): a member in
+	// Kubernetes reaches peers' names through their Pods' IPs with it.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 	// PeerAuth authenticates an internal call from another member (read
 	// index, join): nil error for a member. nil refuses every such call.
 	PeerAuth func(*http.Request) error

@@ -1,6 +1,7 @@
 package raftstore
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -46,9 +47,13 @@ func (s *Store) newTransport(hl hclog.Logger) (*raft.NetworkTransport, error) {
 			return nil, errors.New("listening on an unspecified address needs an advertise address")
 		}
 	}
-	stream := &tlsStream{Listener: tls.NewListener(ln, s.cfg.RaftTLS), adv: adv, cfg: s.cfg.RaftTLS}
-	if ip := s.cfg.SourceIP; ip != nil {
-		stream.local = &net.TCPAddr{IP: ip}
+	stream := &tlsStream{Listener: tls.NewListener(ln, s.cfg.RaftTLS), adv: adv, cfg: s.cfg.RaftTLS, dial: s.cfg.Dial}
+	if stream.dial == nil {
+		d := &net.Dialer{}
+		if ip := s.cfg.SourceIP; ip != nil {
+			d.LocalAddr = &net.TCPAddr{IP: ip}
+		}
+		stream.dial = d.DialContext
 	}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{Stream: stream, MaxPool: 3,
 		Timeout: 10 * time.Second, Logger: hl}), nil
@@ -66,9 +71,9 @@ func (a advertised) String() string  { return string(a) }
 // both directions.
 type tlsStream struct {
 	net.Listener
-	adv   net.Addr
-	cfg   *tls.Config
-	local *net.TCPAddr // where connections come from (nil: the system's choice)
+	adv  net.Addr
+	cfg  *tls.Config
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // Addr is the address peers dial.
@@ -77,8 +82,18 @@ func (t *tlsStream) Addr() net.Addr { return t.adv }
 // Dial opens a TLS connection to the member at address and completes the
 // handshake within timeout.
 func (t *tlsStream) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout, LocalAddr: t.local}, Config: t.cfg}
-	return d.Dial("tcp", string(address))
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	raw, err := t.dial(ctx, "tcp", string(address))
+	if err != nil {
+		return nil, err
+	}
+	conn := tls.Client(raw, t.cfg)
+	if err := conn.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		return nil, err
+	}
+	return conn, nil
 }
 
 // noPipeline is Raft's transport without pipelined replication: Raft then
