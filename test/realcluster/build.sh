@@ -22,6 +22,9 @@ ROOT=$CACHE/k8s-$K8S_VERSION
 BIN=$ROOT/bin
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOTOOLCHAIN=local
 mkdir -p "$BIN"
+# One build at a time per cache (two test binaries may call up.sh at once).
+exec 9>"$ROOT/.build.lock"
+flock 9
 
 log() { echo "build.sh: $*" >&2; }
 
