@@ -34,7 +34,7 @@ pids_matching() {
 	local d
 	for d in /proc/[0-9]*; do
 		[[ ${d#/proc/} == "$$" ]] && continue
-		tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -qF -- "$1" && echo "${d#/proc/}"
+		tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -qF -- "$1" && echo "${d#/proc/}"
 	done
 }
 
@@ -45,10 +45,12 @@ kubepods_pids() {
 
 shopt -s globstar nullglob
 
+log "step 1 ($((SECONDS - T0))s)"
 # 1. Controllers first so nothing recreates pods, then the kubelet.
 for c in provisioner kube-controller-manager kube-scheduler; do stop "$c" 5; done
 stop kubelet 10
 
+log "step 2 ($((SECONDS - T0))s)"
 # 2. Pod sandboxes, through CRI while containerd runs: this tears down their
 #    CNI networking (veths, IPs, portmap rules) and netns mounts properly.
 if [[ -S $CONTAINERD_SOCK && -x $BIN/crictl ]] && [[ -f $STATE/pids/containerd.pid ]] &&
@@ -57,27 +59,32 @@ if [[ -S $CONTAINERD_SOCK && -x $BIN/crictl ]] && [[ -f $STATE/pids/containerd.p
 		log "crictl rmp failed; continuing"
 fi
 
+log "step 3 ($((SECONDS - T0))s)"
 # 3. kube-proxy and its rules.
 stop kube-proxy 5
 if [[ -x $BIN/kube-proxy ]]; then
 	"$BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
 fi
 
+log "step 4 ($((SECONDS - T0))s)"
 # 4. containerd, its shims and anything still in a kubepods cgroup.
 stop containerd 10
 for pid in $(pids_matching "$CONTAINERD_SOCK"); do kill -KILL "$pid" 2>/dev/null; done
 for pid in $(kubepods_pids); do kill -KILL "$pid" 2>/dev/null; done
 
+log "step 5 ($((SECONDS - T0))s)"
 # 5. The control plane.
 stop kube-apiserver 10
 stop etcd 10
 
+log "step 6 ($((SECONDS - T0))s)"
 # 6. Anything else whose command line names our state dir.
 if [[ -d $STATE ]]; then
 	for pid in $(pids_matching "$STATE"); do kill -KILL "$pid" 2>/dev/null; done
 fi
 sleep 0.3
 
+log "step 7 ($((SECONDS - T0))s)"
 # 7. Mounts under the state dir, deepest first (rootfs overlays, shm, netns
 #    bind mounts, kubelet volume mounts).
 for ((round = 0; round < 5; round++)); do
@@ -89,6 +96,7 @@ for ((round = 0; round < 5; round++)); do
 	done
 done
 
+log "step 8 ($((SECONDS - T0))s)"
 # 8. Links: veths on our bridge, the bridge, the dummy interface.
 for v in $(ip -o link show master "$BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
 	ip link del "$v" 2>/dev/null
@@ -96,6 +104,7 @@ done
 ip link del "$BRIDGE" 2>/dev/null
 ip link del "$DUMMY" 2>/dev/null
 
+log "step 9 ($((SECONDS - T0))s)"
 # 9. iptables: for each family and table, delete every rule that jumps to a
 #    chain of ours, then flush and delete those chains. Ours: KUBE-*, our
 #    forward guard, CNI chains whose rules name our CNI network, and shared
@@ -134,6 +143,7 @@ for ipt in iptables ip6tables; do
 	for t in mangle nat filter raw; do clean_table "$ipt" "$t"; done
 done
 
+log "step 10 ($((SECONDS - T0))s)"
 # 10. Cgroups the kubelet made (cgroupfs driver): /kubepods/... in every
 #     hierarchy, deepest first.
 for root in /sys/fs/cgroup/*/kubepods; do
@@ -141,6 +151,7 @@ for root in /sys/fs/cgroup/*/kubepods; do
 	find "$root" -depth -type d -exec rmdir {} \; 2>/dev/null
 done
 
+log "step 11 ($((SECONDS - T0))s)"
 # 11. Sysctls back to what up.sh found.
 if [[ -f $STATE/sysctl.saved ]]; then
 	while IFS='=' read -r k v; do
@@ -148,6 +159,7 @@ if [[ -f $STATE/sysctl.saved ]]; then
 	done <"$STATE/sysctl.saved"
 fi
 
+log "step 12 ($((SECONDS - T0))s)"
 # 12. Files outside the state dir: container log symlinks, CNI result cache,
 #     shim sockets of our containerd, /run/containerd if we created it.
 for l in /var/log/containers/*.log; do
@@ -161,6 +173,7 @@ if [[ -f $STATE/started ]]; then
 	fi
 fi
 
+log "step 13 ($((SECONDS - T0))s)"
 # 13. The state dir (volumes included).
 if [[ -d $STATE ]]; then
 	if awk -v s="$STATE/" 'index($5, s) == 1 {found=1} END {exit !found}' /proc/self/mountinfo; then

@@ -23,10 +23,11 @@ case $STATE in
 esac
 
 NODE_NAME=${REALCLUSTER_NODE_NAME:-litek8s-realnode}
-# The node IP lives on a dummy interface of our own, so no component ever
-# talks to the machine's real address; the service CIDR is routed into the
-# same dummy interface, so a ClusterIP packet that kube-proxy did not DNAT is
-# dropped there instead of leaving by the default route.
+# The node IP lives on a sink interface of our own (dummy, or ifb where the
+# kernel has no dummy driver, like kube-proxy IPVS's kube-ipvs0), so no
+# component ever talks to the machine's real address; the service CIDR is
+# routed into the same interface, so a ClusterIP packet that kube-proxy did
+# not DNAT is dropped there instead of leaving by the default route.
 NODE_IP=10.245.0.1
 POD_CIDR=10.244.0.0/24
 POD_GATEWAY=10.244.0.1
@@ -87,5 +88,5 @@ wait_for() {
 # process up.sh starts does), so a recycled pid is never killed.
 ours() {
 	local pid=$1
-	[[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$STATE"
+	[[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$STATE"
 }

@@ -51,8 +51,10 @@ for s in "${SYSCTLS[@]}"; do
 done >"$STATE/sysctl.saved"
 sysctl -q -w net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1 >/dev/null
 
-# --- network: dummy interface with the node IP and the service CIDR ----------
-ip link add "$DUMMY" type dummy
+# --- network: a sink interface with the node IP and the service CIDR ---------
+# A dummy device, or, on kernels built without CONFIG_DUMMY (this VM's), an
+# ifb device: both are NOARP sinks that drop whatever is routed into them.
+ip link add "$DUMMY" type dummy 2>/dev/null || ip link add "$DUMMY" type ifb
 ip addr add "$NODE_IP/32" dev "$DUMMY"
 ip link set "$DUMMY" up
 ip route add "$SERVICE_CIDR" dev "$DUMMY"
