@@ -99,11 +99,18 @@ func podProcess(t *testing.T, ms manifests, spec corev1.PodSpec, claims []string
 				files[filepath.Join(local, k)] = data
 			}
 		case v.Secret != nil:
-			if len(v.Secret.Items) > 0 {
-				t.Fatalf("%s: volume %s: items are not supported here", podName, vm.Name)
+			data := ms.secret(t, v.Secret.SecretName).Data
+			if len(v.Secret.Items) == 0 {
+				for k, b := range data {
+					files[filepath.Join(local, k)] = string(b)
+				}
 			}
-			for k, data := range ms.secret(t, v.Secret.SecretName).Data {
-				files[filepath.Join(local, k)] = string(data)
+			for _, it := range v.Secret.Items {
+				b, ok := data[it.Key]
+				if !ok {
+					t.Fatalf("%s: volume %s: Secret %s has no key %s", podName, vm.Name, v.Secret.SecretName, it.Key)
+				}
+				files[filepath.Join(local, it.Path)] = string(b)
 			}
 		case v.EmptyDir != nil:
 		default:

@@ -43,11 +43,13 @@ type statusOutput struct {
 // is SIGKILLed the other two keep serving reads and writes, and the member
 // restarted with its data dir rejoins.
 //
-// The chart is rendered with leaderService.enabled=false: the leader label
-// (node --leader-label) patches the member's own Pod through in-cluster
-// credentials (/var/run/secrets/kubernetes.io/serviceaccount), which a
-// process outside Kubernetes does not have; internal/podlabel tests it
-// against a litek8s API. The args are otherwise the default ones.
+// The chart is rendered with leaderService.enabled=false and kubernetesAPI
+// off: the leader label (node --leader-label), peers' Pod IPs and the
+// scale-down cleanup call the Kubernetes API with in-cluster credentials
+// (/var/run/secrets/kubernetes.io/serviceaccount), which a process outside
+// Kubernetes does not have; internal/podlabel and internal/kubepeers test
+// them, and test/install runs them on a real Kubernetes. The args are
+// otherwise the default ones.
 func TestStatefulSetAsProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 3 member processes")
@@ -55,7 +57,8 @@ func TestStatefulSetAsProcesses(t *testing.T) {
 	nodeBin, ctlBin := binaries(t)
 	kubectlPath(t)
 	h := newHelm(t)
-	ms := h.template(chartDir(t), "--set", "leaderService.enabled=false")
+	ms := h.template(chartDir(t), "--set", "leaderService.enabled=false", "--set", "kubernetesAPI.peerPodIPs=false",
+		"--set", "kubernetesAPI.removeScaledDownMembers=false")
 	sts := ms.statefulSet(t)
 	n := int(*sts.Spec.Replicas)
 	if n != 3 {

@@ -1,6 +1,8 @@
 package chart
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,7 +34,7 @@ func TestLintAndTemplate(t *testing.T) {
 	}{
 		{"defaults", nil, []string{
 			"ConfigMap/lk-litek8s-config", "ConfigMap/lk-litek8s-test-health", "Pod/lk-litek8s-test-health",
-			"PodDisruptionBudget/lk-litek8s", "Role/lk-litek8s-leader-label", "RoleBinding/lk-litek8s-leader-label",
+			"PodDisruptionBudget/lk-litek8s", "Role/lk-litek8s", "RoleBinding/lk-litek8s",
 			"Secret/lk-litek8s-tokens", "Service/lk-litek8s", "Service/lk-litek8s-leader", "Service/lk-litek8s-peers",
 			"ServiceAccount/lk-litek8s", "StatefulSet/lk-litek8s"}},
 		{"non-default", []string{"-f", nonDefault}, nil},
@@ -150,6 +152,11 @@ func TestDefaults(t *testing.T) {
 	if cfg["leader-label"] != "litek8s.io/leader" {
 		t.Errorf("leader-label %v", cfg["leader-label"])
 	}
+	if cfg["kubernetes-peers"] != true || cfg["remove-scaled-down-members"] != true ||
+		cfg["ca-cert-file"] != "/etc/litek8s-secret/ca.crt" || cfg["ca-key-file"] != "/etc/litek8s-secret/ca.key" {
+		t.Errorf("kubernetes-peers %v, remove-scaled-down-members %v, ca-cert-file %v, ca-key-file %v", cfg["kubernetes-peers"],
+			cfg["remove-scaled-down-members"], cfg["ca-cert-file"], cfg["ca-key-file"])
+	}
 	pod := spec.Template.Spec
 	anti := pod.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
 	if len(anti) != 1 || anti[0].TopologyKey != "kubernetes.io/hostname" {
@@ -202,6 +209,19 @@ func TestDefaults(t *testing.T) {
 	admin, join := string(sec.Data["admin-token"]), string(sec.Data["join-token"])
 	if len(admin) < 32 || len(join) < 32 || admin == join {
 		t.Errorf("generated tokens %q and %q", admin, join)
+	}
+	// The generated CA: a CA certificate whose key is ca.key.
+	pair, err := tls.X509KeyPair(sec.Data["ca.crt"], sec.Data["ca.key"])
+	if err != nil {
+		t.Fatalf("generated CA: %v", err)
+	}
+	if ca, err := x509.ParseCertificate(pair.Certificate[0]); err != nil || !ca.IsCA || ca.KeyUsage&x509.KeyUsageCertSign == 0 {
+		t.Errorf("generated CA %+v: %v", ca, err)
+	}
+	// The helm test trusts it and nothing else.
+	testCfg := ms.configMap(t, "lk-litek8s-test-health").Data["kubeconfig"]
+	if strings.Contains(testCfg, "insecure") || !strings.Contains(testCfg, "certificate-authority: /etc/litek8s-test-ca/ca.crt") {
+		t.Errorf("the helm test's kubeconfig:\n%s", testCfg)
 	}
 	if again := string(h.template(chart).secret(t, "lk-litek8s-tokens").Data["admin-token"]); again == admin {
 		t.Error("two renders without a cluster generated the same admin token")
@@ -305,15 +325,16 @@ func TestOptionalParts(t *testing.T) {
 		t.Error("persistence.enabled=false: want an emptyDir data volume and no PVC")
 	}
 
-	ms = h.template(chart, "--set", "leaderService.enabled=false")
+	ms = h.template(chart, "--set", "leaderService.enabled=false", "--set", "kubernetesAPI.peerPodIPs=false",
+		"--set", "kubernetesAPI.removeScaledDownMembers=false")
 	if ms.has("Service", "lk-litek8s-leader") || len(ms.ofKind("Role")) != 0 {
-		t.Errorf("leaderService.enabled=false renders %v", ms.ids())
+		t.Errorf("leaderService.enabled=false and no kubernetesAPI renders %v", ms.ids())
 	}
 	if _, ok := nodeConfig(t, ms.configMap(t, "lk-litek8s-config"))["leader-label"]; ok {
 		t.Error("leader-label set without the leader Service")
 	}
 	if *ms.statefulSet(t).Spec.Template.Spec.AutomountServiceAccountToken {
-		t.Error("the service account token is mounted without the leader label")
+		t.Error("the service account token is mounted though no member calls the Kubernetes API")
 	}
 
 	ms = h.template(chart, "--set", "metrics.enabled=false", "--set", "metrics.serviceMonitor.enabled=true")

@@ -63,6 +63,11 @@ app.kubernetes.io/part-of: litek8s
 {{- default .Chart.AppVersion .Values.image.tag }}
 {{- end }}
 
+{{/* Whether members call the Kubernetes API they run in (service account token, RBAC). */}}
+{{- define "litek8s.usesKubernetesAPI" -}}
+{{- if or .Values.leaderService.enabled .Values.kubernetesAPI.peerPodIPs .Values.kubernetesAPI.removeScaledDownMembers }}true{{ end }}
+{{- end }}
+
 {{- define "litek8s.image" -}}
 {{- printf "%s:%s" .Values.image.repository (include "litek8s.imageTag" .) }}
 {{- end }}
@@ -99,6 +104,10 @@ simulated-nodes: {{ int .Values.simulatedNodes }}
 {{- if .Values.leaderService.enabled }}
 leader-label: {{ .Values.leaderService.labelKey }}
 {{- end }}
+kubernetes-peers: {{ .Values.kubernetesAPI.peerPodIPs }}
+remove-scaled-down-members: {{ .Values.kubernetesAPI.removeScaledDownMembers }}
+ca-cert-file: /etc/litek8s-secret/ca.crt
+ca-key-file: /etc/litek8s-secret/ca.key
 hostname:
 {{- $fullname := include "litek8s.fullname" . }}
 {{- $services := list $fullname }}
