@@ -90,6 +90,38 @@ func (h *History) Counts() (ok, failed, unknown int) {
 	return ok, failed, unknown
 }
 
+// FirstAckAfter returns how long after t0 the first write started at or
+// after t0 was acknowledged (ok false: none yet).
+func (h *History) FirstAckAfter(t0 time.Time) (d time.Duration, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, op := range h.ops {
+		if op.Outcome == OK && !op.Start.Before(t0) && (!ok || op.End.Sub(t0) < d) {
+			d, ok = op.End.Sub(t0), true
+		}
+	}
+	return d, ok
+}
+
+// LongestAckGap is the longest time between two acknowledgements (or from
+// to the first, or the last to to) of writes that ended between from and to.
+func (h *History) LongestAckGap(from, to time.Time) time.Duration {
+	h.mu.Lock()
+	ends := []time.Time{from, to}
+	for _, op := range h.ops {
+		if op.Outcome == OK && op.End.After(from) && op.End.Before(to) {
+			ends = append(ends, op.End)
+		}
+	}
+	h.mu.Unlock()
+	slices.SortFunc(ends, func(a, b time.Time) int { return a.Compare(b) })
+	var gap time.Duration
+	for i := 1; i < len(ends); i++ {
+		gap = max(gap, ends[i].Sub(ends[i-1]))
+	}
+	return gap
+}
+
 // State is what one member holds at the end: key → resourceVersion.
 type State map[string]uint64
 
