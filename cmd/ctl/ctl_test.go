@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/version"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
@@ -201,6 +202,19 @@ func TestCtlOperatesCluster(t *testing.T) {
 	if leaders != 1 {
 		t.Fatalf("%d leaders in %+v", leaders, l)
 	}
+
+	t.Run("version of ctl and of the member asked", func(t *testing.T) {
+		out, _, err := ctl(ctx, "version", "--kubeconfig", kc, "--server", c.URL(f))
+		want := fmt.Sprintf("client: %s\nserver: litek8s %s (member %s at %s)\n", version.Get(), version.Get().Version,
+			adminStatus(t, c, f).ID, c.URL(f))
+		if err != nil || out != want {
+			t.Fatalf("ctl version: %v\n%s\nwant\n%s", err, out, want)
+		}
+		if out, _, err := ctl(ctx, "version", "--client", "--kubeconfig", filepath.Join(t.TempDir(), "none")); err != nil ||
+			out != "client: "+version.Get().String()+"\n" {
+			t.Fatalf("ctl version --client: %v\n%s", err, out)
+		}
+	})
 
 	t.Run("status agrees with every member", func(t *testing.T) {
 		membertest.Eventually(t, 10*time.Second, func() error { return statusAgrees(t, c, joiner, kc) })

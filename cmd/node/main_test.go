@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,5 +136,20 @@ func TestLimitFlags(t *testing.T) {
 	}
 	if _, err := memberConfig(v); err == nil {
 		t.Error("a zero request timeout was accepted")
+	}
+}
+
+// --version stops before any configuration is read; the CA files are
+// read, and a missing one is named.
+func TestVersionAndCAFlags(t *testing.T) {
+	if _, err := loadConfig([]string{"--version", "--config", "/does/not/exist"}); !errors.Is(err, errVersion) {
+		t.Fatalf("--version: %v", err)
+	}
+	v, err := loadConfig([]string{"--ca-cert-file", "/does/not/exist.crt", "--ca-key-file", "/does/not/exist.key"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := memberConfig(v); err == nil || !strings.Contains(err.Error(), "ca-cert-file") {
+		t.Fatalf("a missing CA file: %v", err)
 	}
 }
