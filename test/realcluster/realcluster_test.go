@@ -110,7 +110,8 @@ func nodeReady(n *corev1.Node) bool {
 }
 
 // workload is a StatefulSet of one busybox httpd running as 65532 with a
-// read-only root and a 10Gi claim, a headless Service for its pod names and
+// read-only root, RuntimeDefault seccomp and a 10Gi claim (the litek8s
+// chart's pod security settings), a headless Service for its pod names and
 // a ClusterIP Service in front of it.
 func workload(image string) string {
 	return fmt.Sprintf(`apiVersion: v1
@@ -143,7 +144,13 @@ spec:
     metadata: {labels: {app: web}}
     spec:
       terminationGracePeriodSeconds: 1
-      securityContext: {runAsUser: 65532, runAsGroup: 65532, fsGroup: 65532, runAsNonRoot: true}
+      securityContext:
+        runAsNonRoot: true
+        runAsUser: 65532
+        runAsGroup: 65532
+        fsGroup: 65532
+        fsGroupChangePolicy: OnRootMismatch
+        seccompProfile: {type: RuntimeDefault}
       containers:
       - name: web
         image: %[2]s

@@ -241,7 +241,7 @@ start kube-apiserver "$BIN/kube-apiserver" \
 	--service-cluster-ip-range "$SERVICE_CIDR" \
 	--client-ca-file "$PKI/ca.crt" --tls-cert-file "$PKI/apiserver.crt" --tls-private-key-file "$PKI/apiserver.key" \
 	--kubelet-client-certificate "$PKI/apiserver-kubelet-client.crt" --kubelet-client-key "$PKI/apiserver-kubelet-client.key" \
-	--kubelet-preferred-address-types InternalIP \
+	--kubelet-preferred-address-types InternalIP --kubelet-certificate-authority "$PKI/ca.crt" \
 	--service-account-issuer "https://kubernetes.default.svc.$CLUSTER_DOMAIN" \
 	--service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
 	--authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
