@@ -254,7 +254,7 @@ wait_for 30 "containerd" ctr --address "$CONTAINERD_SOCK" version || { alive con
 # $IMAGES/NAME.tar unless it is newer than everything in CONTEXTDIR.
 build_image() {
 	local name=$1 tag=$2 ctx=$3 tar=$IMAGES/$1.tar
-	if [[ -f $tar && -z $(find "$ctx" -newer "$tar" -print -quit) ]]; then
+	if [[ -f $tar && -z $(find "$ctx" -mindepth 1 -newer "$tar" -print -quit) ]]; then
 		return 0
 	fi
 	log "building image $tag"
