@@ -11,22 +11,28 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 [[ $EUID -eq 0 ]] || die "must run as root"
 T0=$SECONDS
 
-# stop NAME [GRACE]: SIGTERM the component from its pid file, SIGKILL after
-# GRACE seconds.
+# stop GRACE NAME...: SIGTERM the components from their pid files, all at
+# once, and SIGKILL whatever still runs after GRACE seconds.
 stop() {
-	local name=$1 grace=${2:-10} f=$STATE/pids/$1.pid pid
-	[[ -f $f ]] || return 0
-	pid=$(cat "$f")
-	if ours "$pid"; then
-		kill -TERM "$pid" 2>/dev/null
-		local i
-		for ((i = 0; i < grace * 10; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null && sleep 0.2
-	fi
-	rm -f "$f"
+	local grace=$1 name pid pids=() i
+	shift
+	for name in "$@"; do
+		[[ -f $STATE/pids/$name.pid ]] || continue
+		pid=$(cat "$STATE/pids/$name.pid")
+		if ours "$pid"; then
+			kill -TERM "$pid" 2>/dev/null && pids+=("$pid")
+		fi
+		rm -f "$STATE/pids/$name.pid"
+	done
+	for ((i = 0; i < grace * 10; i++)); do
+		local left=()
+		for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && left+=("$pid"); done
+		pids=("${left[@]}")
+		((${#pids[@]})) || return 0
+		sleep 0.1
+	done
+	for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null; done
+	sleep 0.2
 }
 
 # pids_matching STRING: pids whose command line contains STRING.
@@ -47,8 +53,7 @@ shopt -s globstar nullglob
 
 log "step 1 ($((SECONDS - T0))s)"
 # 1. Controllers first so nothing recreates pods, then the kubelet.
-for c in provisioner kube-controller-manager kube-scheduler; do stop "$c" 5; done
-stop kubelet 10
+stop 10 provisioner kube-controller-manager kube-scheduler kubelet
 
 log "step 2 ($((SECONDS - T0))s)"
 # 2. Pod sandboxes, through CRI while containerd runs: this tears down their
@@ -61,21 +66,20 @@ fi
 
 log "step 3 ($((SECONDS - T0))s)"
 # 3. kube-proxy and its rules.
-stop kube-proxy 5
+stop 5 kube-proxy
 if [[ -x $BIN/kube-proxy ]]; then
 	"$BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true
 fi
 
 log "step 4 ($((SECONDS - T0))s)"
 # 4. containerd, its shims and anything still in a kubepods cgroup.
-stop containerd 10
+stop 10 containerd
 for pid in $(pids_matching "$CONTAINERD_SOCK"); do kill -KILL "$pid" 2>/dev/null; done
 for pid in $(kubepods_pids); do kill -KILL "$pid" 2>/dev/null; done
 
 log "step 5 ($((SECONDS - T0))s)"
 # 5. The control plane.
-stop kube-apiserver 10
-stop etcd 10
+stop 10 kube-apiserver etcd
 
 log "step 6 ($((SECONDS - T0))s)"
 # 6. Anything else whose command line names our state dir.
@@ -168,9 +172,17 @@ done
 rm -f /var/lib/cni/results/"$CNI_NETWORK"-*
 if [[ -f $STATE/started ]]; then
 	find /run/containerd/s -maxdepth 1 -type s -newer "$STATE/started" -delete 2>/dev/null
-	if [[ -f $STATE/created-run-containerd ]]; then
-		rmdir /run/containerd/s /run/containerd 2>/dev/null
-	fi
+fi
+# Directories the components create outside $STATE whatever their flags say
+# (the kubelet's device-plugins socket dir, /var/log/containers, containerd's
+# shim socket dir), removed if up.sh found them absent.
+if [[ -f $STATE/created-paths ]]; then
+	while read -r p; do
+		case $p in
+		/var/lib/kubelet) rm -rf /var/lib/kubelet/device-plugins && rmdir /var/lib/kubelet ;;
+		*) rmdir "$p/s" 2>/dev/null; rmdir "$p" ;;
+		esac 2>/dev/null
+	done <"$STATE/created-paths"
 fi
 
 log "step 13 ($((SECONDS - T0))s)"

@@ -202,7 +202,8 @@ func (k kubectl) apply(manifest string) {
 	k.run("apply", "-f", f)
 }
 
-// client runs a busybox pod that resolves web-svc, fetches /uid through its
+// client runs a busybox pod (its wget -T segfaults, hence timeout) that
+// resolves web-svc, fetches /uid through its
 // name, /starts through its ClusterIP and through web-0's headless name,
 // and returns its log.
 func (k kubectl) client(name, svcIP string) string {
@@ -210,10 +211,10 @@ func (k kubectl) client(name, svcIP string) string {
 	script := fmt.Sprintf(`set -e
 nslookup web-svc.%[1]s.svc.cluster.local
 nslookup web-0.web.%[1]s.svc.cluster.local
-wget -q -T 5 -O- http://web-svc/uid
-echo "starts=$(wget -q -T 5 -O- http://%[2]s/starts | grep -c start)"
-wget -q -T 5 -O /dev/null http://web-svc.%[1]s.svc.cluster.local/starts && echo svc=ok
-wget -q -T 5 -O /dev/null http://web-0.web.%[1]s.svc.cluster.local:8080/starts && echo pod=ok
+timeout 10 wget -q -O- http://web-svc/uid
+echo "starts=$(timeout 10 wget -q -O- http://%[2]s/starts | grep -c start)"
+timeout 10 wget -q -O /dev/null http://web-svc.%[1]s.svc.cluster.local/starts && echo svc=ok
+timeout 10 wget -q -O /dev/null http://web-0.web.%[1]s.svc.cluster.local:8080/starts && echo pod=ok
 `, testNS, svcIP)
 	k.apply(fmt.Sprintf(`apiVersion: v1
 kind: Pod

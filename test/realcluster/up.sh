@@ -226,7 +226,9 @@ alive() {
 }
 
 # --- containerd, etcd, apiserver ---------------------------------------------
-[[ -d /run/containerd ]] || touch "$STATE/created-run-containerd"
+for p in /var/lib/kubelet /var/log/containers /var/log/pods /run/containerd; do
+	[[ -e $p ]] || echo "$p"
+done >"$STATE/created-paths"
 touch "$STATE/started"
 start containerd containerd --config "$C/config.toml"
 start etcd "$BIN/etcd" --name realcluster --data-dir "$STATE/etcd" \
@@ -532,11 +534,18 @@ spec:
     - |
       set -e
       nslookup kubernetes.default.svc.$CLUSTER_DOMAIN
-      wget -q -T 5 -O /dev/null http://kube-dns.kube-system.svc.$CLUSTER_DOMAIN:9153/metrics
+      # (busybox 1.35's wget -T segfaults: use timeout instead)
+      timeout 10 wget -q -O /dev/null http://kube-dns.kube-system.svc.$CLUSTER_DOMAIN:9153/metrics
       echo smoke-ok
 YAML
-kctl apply -f "$STATE/manifests/smoke.yaml" >/dev/null
-if ! kctl wait --for=jsonpath='{.status.phase}'=Succeeded pod/realcluster-smoke --timeout=90s >/dev/null; then
+wait_for 30 "the smoke pod to be created" kctl apply -f "$STATE/manifests/smoke.yaml"
+smoke_done() {
+	local phase
+	phase=$(kctl get pod realcluster-smoke -o 'jsonpath={.status.phase}')
+	[[ $phase == Succeeded || $phase == Failed ]]
+}
+wait_for 90 "the smoke pod to finish" smoke_done || true
+if [[ $(kctl get pod realcluster-smoke -o 'jsonpath={.status.phase}') != Succeeded ]]; then
 	kctl get pod realcluster-smoke -o wide >&2 || true
 	kctl logs realcluster-smoke >&2 || true
 	die "smoke pod did not succeed"
