@@ -54,6 +54,7 @@ func TestRealCluster(t *testing.T) {
 	svcIP := k.run("-n", testNS, "get", "service", "web-svc", "-o", "jsonpath={.spec.clusterIP}")
 
 	out := k.client("client-1", svcIP)
+	t.Logf("client-1 (web-svc ClusterIP %s):\n%s", svcIP, out)
 	for _, want := range []string{"uid=65532", "starts=1", "svc=ok", "pod=ok"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("client-1 output lacks %q:\n%s", want, out)
@@ -77,7 +78,9 @@ func TestRealCluster(t *testing.T) {
 		_, err := k.try("-n", testNS, "wait", "--for=condition=Ready", "pod/web-0", "--timeout=5s")
 		return err
 	})
-	if out := k.client("client-2", svcIP); !strings.Contains(out, "starts=2") {
+	out = k.client("client-2", svcIP)
+	t.Logf("client-2, after web-0 was recreated:\n%s", out)
+	if !strings.Contains(out, "starts=2") {
 		t.Errorf("after the pod was recreated, client-2 output lacks starts=2:\n%s", out)
 	}
 
@@ -93,6 +96,8 @@ func TestRealCluster(t *testing.T) {
 		}
 		return nil
 	})
+
+	t.Logf("pvc data-web-0 deleted: pv %s and %s are gone", pv, dir)
 
 	c.Down(t)
 	if left := Leftovers(c.StateDir); len(left) != 0 {
