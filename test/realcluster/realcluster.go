@@ -104,9 +104,11 @@ func Up(t testing.TB) *Cluster {
 // Down runs down.sh now (the cleanup Up registered then finds nothing to do).
 func (c *Cluster) Down(t testing.TB) {
 	t.Helper()
-	if err := c.down(); err != nil {
-		t.Fatalf("realcluster: %v", err)
+	out, err := c.run(5*time.Minute, "down.sh")
+	if err != nil {
+		t.Fatalf("realcluster: down.sh: %v\n%s", err, out)
 	}
+	t.Logf("realcluster: down.sh:\n%s", out)
 }
 
 // LoadImage imports an image archive (docker-archive or OCI, e.g. from
