@@ -79,7 +79,7 @@ for pid in $(kubepods_pids); do kill -KILL "$pid" 2>/dev/null; done
 
 log "step 5 ($((SECONDS - T0))s)"
 # 5. The control plane.
-stop 10 kube-apiserver etcd
+stop 3 kube-apiserver etcd # everything is deleted: no need for a graceful drain
 
 log "step 6 ($((SECONDS - T0))s)"
 # 6. Anything else whose command line names our state dir.
