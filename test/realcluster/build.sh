@@ -26,7 +26,7 @@ mkdir -p "$BIN"
 exec 9>"$ROOT/.build.lock"
 flock 9
 
-log() { echo "build.sh: $*" >&2; }
+log() { echo "$(date -u +%H:%M:%S) build.sh: $*" >&2; }
 
 # missing prints the names in "$@" that are not yet in $BIN.
 missing() {
