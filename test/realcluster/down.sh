@@ -9,6 +9,7 @@
 set -uo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 [[ $EUID -eq 0 ]] || die "must run as root"
+take_lock
 T0=$SECONDS
 
 # stop GRACE NAME...: SIGTERM the components from their pid files, all at

@@ -60,6 +60,11 @@ SYSCTLS=(
 # Components in start order; down.sh stops them in reverse.
 COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy provisioner)
 
+# One cluster per machine: up.sh and down.sh hold this lock while they run,
+# and the Go helper holds it for a whole test (and sets
+# REALCLUSTER_LOCK_HELD=1 for the scripts it runs).
+LOCK=/run/litek8s-realcluster.lock
+
 log() { echo "$(date -u +%H:%M:%S) ${0##*/}: $*" >&2; }
 die() {
 	log "ERROR: $*"
@@ -89,4 +94,17 @@ wait_for() {
 ours() {
 	local pid=$1
 	[[ -r /proc/$pid/cmdline ]] && tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$STATE"
+}
+
+# take_lock: waits (up to REALCLUSTER_LOCK_WAIT seconds, default 3600) for
+# the machine's realcluster lock unless the caller holds it already. The
+# lock is fd 8; start() closes it for the daemons.
+take_lock() {
+	[[ ${REALCLUSTER_LOCK_HELD:-} == 1 ]] && return 0
+	exec 8>"$LOCK"
+	if ! flock -n 8; then
+		log "waiting for $LOCK (a test or another up.sh/down.sh holds it)"
+		flock -w "${REALCLUSTER_LOCK_WAIT:-3600}" 8 || die "could not take $LOCK"
+	fi
+	export REALCLUSTER_LOCK_HELD=1
 }

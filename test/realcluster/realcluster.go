@@ -24,7 +24,8 @@ const (
 	DefaultCache = "/var/cache/litek8s"
 	// K8sVersion is the Kubernetes release the harness runs.
 	K8sVersion = "v1.37.2"
-	// lockPath serialises clusters across test binaries.
+	// lockPath serialises clusters across test binaries and the scripts
+	// (lib.sh's LOCK).
 	lockPath = "/run/litek8s-realcluster.lock"
 	// upTimeout covers a cold build (~25 min) plus the start.
 	upTimeout = 45 * time.Minute
@@ -162,7 +163,8 @@ func (c *Cluster) run(timeout time.Duration, script string, args ...string) (str
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(c.dir, script), args...)
-	cmd.Env = append(os.Environ(), "REALCLUSTER_DIR="+c.StateDir)
+	// The caller holds the lock (see Up); the scripts must not wait for it.
+	cmd.Env = append(os.Environ(), "REALCLUSTER_DIR="+c.StateDir, "REALCLUSTER_LOCK_HELD=1")
 	// The script's own children (the cluster) are in their own sessions
 	// and write to files; only the script holds the pipe.
 	cmd.WaitDelay = 10 * time.Second

@@ -13,6 +13,7 @@
 set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 [[ $EUID -eq 0 ]] || die "must run as root"
+take_lock
 
 T0=$SECONDS
 if [[ -e $STATE ]] || ip link show "$DUMMY" >/dev/null 2>&1 || ip link show "$BRIDGE" >/dev/null 2>&1; then
@@ -210,7 +211,7 @@ YAML
 start() {
 	local name=$1
 	shift
-	setsid "$@" >"$STATE/logs/$name.log" 2>&1 </dev/null &
+	setsid "$@" >"$STATE/logs/$name.log" 2>&1 </dev/null 8>&- &
 	echo $! >"$STATE/pids/$name.pid"
 }
 
@@ -260,7 +261,7 @@ build_image() {
 		return 0
 	fi
 	log "building image $tag"
-	podman build -q -t "$tag" -f "$ctx/Containerfile" "$ctx" >/dev/null
+	podman build -q -t "$tag" -f "$ctx/Containerfile" "$ctx" >/dev/null 8>&-
 	rm -f "$tar.tmp"
 	podman save -q --format docker-archive -o "$tar.tmp" "$tag"
 	podman rmi -f "$tag" >/dev/null 2>&1 || true
