@@ -19,6 +19,7 @@ import (
 // host runs kubectl and helm against the real Kubernetes.
 type host struct {
 	t       *testing.T
+	ctx     context.Context // what the commands run under
 	c       *realcluster.Cluster
 	helmBin string
 	helmEnv []string
@@ -29,7 +30,7 @@ func newHost(t *testing.T, c *realcluster.Cluster) *host {
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "KUBECONFIG=" + c.Kubeconfig,
 		"HELM_CACHE_HOME=" + filepath.Join(home, "cache"), "HELM_CONFIG_HOME=" + filepath.Join(home, "config"),
 		"HELM_DATA_HOME=" + filepath.Join(home, "data")}
-	return &host{t: t, c: c, helmBin: helmbin.Binary(t), helmEnv: env}
+	return &host{t: t, ctx: t.Context(), c: c, helmBin: helmbin.Binary(t), helmEnv: env}
 }
 
 func run(ctx context.Context, timeout time.Duration, env []string, bin string, args ...string) (string, error) {
@@ -46,9 +47,16 @@ func run(ctx context.Context, timeout time.Duration, env []string, bin string, a
 	return string(out), nil
 }
 
+// detached is h for a t.Cleanup, whose t.Context() is already cancelled.
+func (h *host) detached() *host {
+	d := *h
+	d.ctx = context.Background()
+	return &d
+}
+
 // kubectl runs the host cluster's kubectl.
 func (h *host) kubectl(args ...string) (string, error) {
-	return run(h.t.Context(), 3*time.Minute, append(os.Environ(), "KUBECONFIG="+h.c.Kubeconfig), h.c.Kubectl(), args...)
+	return run(h.ctx, 3*time.Minute, append(os.Environ(), "KUBECONFIG="+h.c.Kubeconfig), h.c.Kubectl(), args...)
 }
 
 func (h *host) mustKubectl(args ...string) string {
@@ -62,7 +70,7 @@ func (h *host) mustKubectl(args ...string) string {
 
 // helm runs Helm against the host cluster (10 minutes at most: --wait).
 func (h *host) helm(args ...string) (string, error) {
-	return run(h.t.Context(), 10*time.Minute, h.helmEnv, h.helmBin, args...)
+	return run(h.ctx, 10*time.Minute, h.helmEnv, h.helmBin, args...)
 }
 
 func (h *host) mustHelm(args ...string) string {
