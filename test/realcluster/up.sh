@@ -248,6 +248,10 @@ start kube-apiserver "$BIN/kube-apiserver" \
 	--service-account-issuer "https://kubernetes.default.svc.$CLUSTER_DOMAIN" \
 	--service-account-key-file "$PKI/sa.pub" --service-account-signing-key-file "$PKI/sa.key" \
 	--authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
+	--requestheader-client-ca-file "$PKI/ca.crt" --requestheader-allowed-names front-proxy-client \
+	--requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+	--requestheader-extra-headers-prefix X-Remote-Extra- \
+	--proxy-client-cert-file "$PKI/front-proxy-client.crt" --proxy-client-key-file "$PKI/front-proxy-client.key" \
 	--allow-privileged=true --profiling=false
 
 wait_for 30 "containerd" ctr --address "$CONTAINERD_SOCK" version || { alive containerd; exit 1; }

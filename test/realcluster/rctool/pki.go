@@ -92,6 +92,9 @@ func runPKI(args []string) error {
 		{"scheduler", "system:kube-scheduler", nil},
 		{"kubelet-client", "system:node:" + c.NodeName, []string{"system:nodes"}},
 		{"kube-proxy", "system:kube-proxy", nil},
+		// The apiserver's client certificate towards aggregated APIs
+		// (--proxy-client-cert-file), trusted through the requestheader CA.
+		{"front-proxy-client", "front-proxy-client", nil},
 	}
 	caPEM, err := os.ReadFile(filepath.Join(c.Dir, "ca.crt"))
 	if err != nil {
