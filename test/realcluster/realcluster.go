@@ -71,7 +71,7 @@ func Up(t testing.TB) *Cluster {
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("realcluster: skipped with -short")
 	}
-	unlock, err := lock()
+	unlock, err := lock(t)
 	if err != nil {
 		t.Fatalf("realcluster: %v", err)
 	}
@@ -213,17 +213,23 @@ func parseEnv(f *os.File) (map[string]string, error) {
 	return env, sc.Err()
 }
 
-// lock takes the machine-wide realcluster lock; the returned func releases
-// it.
-func lock() (func(), error) {
+// lock takes the machine-wide realcluster lock, waiting (and saying so)
+// while another test or script holds it; the returned func releases it.
+func lock(t testing.TB) (func(), error) {
 	f, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		return func() { f.Close() }, nil
+	}
+	t.Logf("realcluster: waiting for %s (another test or up.sh/down.sh holds it)", lockPath)
+	start := time.Now()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", lockPath, err)
 	}
+	t.Logf("realcluster: got %s after %s", lockPath, time.Since(start).Round(time.Second))
 	return func() { f.Close() }, nil
 }
 
