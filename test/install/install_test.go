@@ -169,6 +169,9 @@ func TestHelmInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ld.stop()
+	// failover logs, for a disruption at t0, how long until the first
+	// write started after it was acknowledged, and (once the cluster is
+	// whole again) the longest time without an acknowledged write.
 	failover := func(what string, t0 time.Time) {
 		t.Helper()
 		d, err := ld.firstAckAfter(t.Context(), t0, 2*time.Minute)
@@ -176,6 +179,10 @@ func TestHelmInstall(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		t.Logf("%s: first acknowledged write %s after", what, d.Round(10*time.Millisecond))
+	}
+	gap := func(what string, t0 time.Time) {
+		t.Logf("%s: longest time without an acknowledged write from the disruption until healthy again: %s", what,
+			ld.hist.LongestAckGap(t0, time.Now()).Round(10*time.Millisecond))
 	}
 	waitHealthy := func(what string, want []string) {
 		t.Helper()
@@ -200,6 +207,7 @@ func TestHelmInstall(t *testing.T) {
 	failover("kubectl delete pod "+leader+" (the leader)", t0)
 	waitPodReady(t, h, ns, leader, t0)
 	waitHealthy("after the leader's Pod was recreated", want)
+	gap("the leader's Pod deleted", t0)
 
 	// A follower force-deleted.
 	follower := want[0]
@@ -211,6 +219,7 @@ func TestHelmInstall(t *testing.T) {
 	failover("kubectl delete pod --force --grace-period=0 "+follower+" (a follower)", t0)
 	waitPodReady(t, h, ns, follower, t0)
 	waitHealthy("after the follower was force-deleted", want)
+	gap("a follower's Pod force-deleted", t0)
 
 	// A new image tag: a rolling update, highest ordinal first; a leader
 	// hands leadership over on SIGTERM.
@@ -251,7 +260,7 @@ func TestHelmInstall(t *testing.T) {
 
 	// Prometheus on the host discovers the member Pods through the
 	// Kubernetes API and scrapes each.
-	checkPrometheus(t, c, ns, len(want))
+	checkPrometheus(t, h, ns, len(want))
 
 	// Stop the load; every acknowledged write is on every member.
 	ld.stop()

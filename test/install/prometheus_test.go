@@ -13,18 +13,18 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
-
-	"github.com/litek8s/litek8s/test/realcluster"
 )
 
-// checkPrometheus runs Debian's Prometheus on the host with a scrape job
-// that discovers Pods through the host Kubernetes API and keeps those the
-// chart annotates prometheus.io/scrape, as Prometheus' own example config
-// for Kubernetes does; up{job="litek8s"} must have one series per member,
+// checkPrometheus runs Debian's Prometheus on the host. Debian builds it
+// without Kubernetes discovery (kubernetes_sd_configs is not there), so it
+// finds the members as any Prometheus outside the cluster can: DNS
+// discovery of the headless Service's SRV records for the metrics port
+// (_metrics._tcp.<peers Service>), through the cluster DNS — Prometheus
+// runs in a mount namespace of its own whose /etc/resolv.conf names
+// CoreDNS's ClusterIP. up{job="litek8s"} must have one series per member,
 // each 1, and the dashboard's Raft series must be there.
-func checkPrometheus(t *testing.T, c *realcluster.Cluster, ns string, n int) {
+func checkPrometheus(t *testing.T, h *host, ns string, n int) {
 	t.Helper()
 	bin, err := exec.LookPath("prometheus")
 	if err != nil {
@@ -34,40 +34,19 @@ func checkPrometheus(t *testing.T, c *realcluster.Cluster, ns string, n int) {
 		t.Logf("prometheus not installed: not checked (%v)", err)
 		return
 	}
-	rc, err := clientcmd.BuildConfigFromFlags("", c.Kubeconfig)
-	if err != nil {
+	dnsIP := h.mustKubectl("-n", "kube-system", "get", "svc", "kube-dns", "-o", "jsonpath={.spec.clusterIP}")
+	dir := t.TempDir()
+	resolv := filepath.Join(dir, "resolv.conf")
+	if err := os.WriteFile(resolv, []byte("nameserver "+dnsIP+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	files := map[string][]byte{"ca.crt": rc.CAData, "client.crt": rc.CertData, "client.key": rc.KeyData}
-	for name, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tlsCfg := map[string]any{"ca_file": filepath.Join(dir, "ca.crt")}
-	if len(rc.CertData) > 0 {
-		tlsCfg["cert_file"], tlsCfg["key_file"] = filepath.Join(dir, "client.crt"), filepath.Join(dir, "client.key")
-	}
-	sd := map[string]any{"role": "pod", "api_server": rc.Host, "tls_config": tlsCfg,
-		"namespaces": map[string]any{"names": []string{ns}}}
-	if rc.BearerToken != "" {
-		sd["authorization"] = map[string]any{"credentials": rc.BearerToken}
-	}
+	srv := fmt.Sprintf("_metrics._tcp.%s-litek8s-peers.%s.svc.cluster.local", release, ns)
 	cfg, err := yaml.Marshal(map[string]any{
 		"global": map[string]any{"scrape_interval": "2s", "scrape_timeout": "2s"},
 		"scrape_configs": []any{map[string]any{
-			"job_name":              "litek8s",
-			"kubernetes_sd_configs": []any{sd},
-			"relabel_configs": []any{
-				map[string]any{"source_labels": []string{"__meta_kubernetes_pod_annotation_prometheus_io_scrape"},
-					"action": "keep", "regex": "true"},
-				map[string]any{"source_labels": []string{"__meta_kubernetes_pod_annotation_prometheus_io_path"},
-					"target_label": "__metrics_path__", "regex": "(.+)"},
-				map[string]any{"source_labels": []string{"__address__", "__meta_kubernetes_pod_annotation_prometheus_io_port"},
-					"regex": `([^:]+)(?::\d+)?;(\d+)`, "replacement": "$1:$2", "target_label": "__address__"},
-				map[string]any{"source_labels": []string{"__meta_kubernetes_pod_name"}, "target_label": "pod"},
-			},
+			"job_name":        "litek8s",
+			"dns_sd_configs":  []any{map[string]any{"names": []string{srv}, "type": "SRV", "refresh_interval": "5s"}},
+			"relabel_configs": []any{map[string]any{"source_labels": []string{"__meta_dns_srv_record_target"}, "target_label": "member", "regex": `([^.]+)\..*`}},
 		}},
 	})
 	if err != nil {
@@ -87,7 +66,9 @@ func checkPrometheus(t *testing.T, c *realcluster.Cluster, ns string, n int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+	cmd := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c",
+		`mount --bind "$0" /etc/resolv.conf && exec "$@"`, resolv,
+		bin, "--config.file="+cfgPath, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		"--web.listen-address="+addr, "--log.level=warn")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
@@ -148,5 +129,5 @@ func checkPrometheus(t *testing.T, c *realcluster.Cluster, ns string, n int) {
 		return nil
 	})
 	up, _ := query(`up{job="litek8s"}`)
-	t.Logf(`Prometheus (kubernetes_sd_configs role pod, prometheus.io annotations): up{job="litek8s"} has %d series, all 1: %v`, len(up), up)
+	t.Logf(`Prometheus (dns_sd_configs SRV %s): up{job="litek8s"} has %d series, all 1: %v`, srv, len(up), up)
 }
