@@ -10,6 +10,8 @@ set -uo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 [[ $EUID -eq 0 ]] || die "must run as root"
 take_lock
+# Keep going if whoever reads our output goes away (e.g. `| head`).
+trap '' PIPE
 T0=$SECONDS
 
 # stop GRACE NAME...: SIGTERM the components from their pid files, all at

@@ -14,6 +14,8 @@ set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 [[ $EUID -eq 0 ]] || die "must run as root"
 take_lock
+# Keep going if whoever reads our output goes away (e.g. `| head`).
+trap '' PIPE
 
 T0=$SECONDS
 if [[ -e $STATE ]] || ip link show "$DUMMY" >/dev/null 2>&1 || ip link show "$BRIDGE" >/dev/null 2>&1; then
@@ -72,7 +74,10 @@ mapfile -t P < <("$BIN/rctool" ports 10)
 APISERVER_PORT=${P[0]} ETCD_PORT=${P[1]} ETCD_PEER_PORT=${P[2]} KUBELET_PORT=${P[3]}
 KUBELET_HEALTHZ_PORT=${P[4]} KCM_PORT=${P[5]} SCHEDULER_PORT=${P[6]}
 PROXY_HEALTHZ_PORT=${P[7]} PROXY_METRICS_PORT=${P[8]} ETCD_METRICS_PORT=${P[9]}
-APISERVER_URL=https://127.0.0.1:$APISERVER_PORT
+# The apiserver listens on the node IP only (local, on the sink interface):
+# reachable from the host and, through the kubernetes Service, from pods;
+# not on the machine's own address.
+APISERVER_URL=https://$NODE_IP:$APISERVER_PORT
 PKI=$STATE/pki
 "$BIN/rctool" pki -dir "$PKI" -node-name "$NODE_NAME" -node-ip "$NODE_IP" \
 	-service-ip "$SERVICE_IP" -server "$APISERVER_URL"
@@ -238,7 +243,7 @@ start etcd "$BIN/etcd" --name realcluster --data-dir "$STATE/etcd" \
 	--initial-cluster "realcluster=http://127.0.0.1:$ETCD_PEER_PORT" \
 	--listen-metrics-urls "http://127.0.0.1:$ETCD_METRICS_PORT" --unsafe-no-fsync --log-level warn
 start kube-apiserver "$BIN/kube-apiserver" \
-	--advertise-address "$NODE_IP" --bind-address 0.0.0.0 --secure-port "$APISERVER_PORT" \
+	--advertise-address "$NODE_IP" --bind-address "$NODE_IP" --secure-port "$APISERVER_PORT" \
 	--cert-dir "$STATE/apiserver" \
 	--etcd-servers "http://127.0.0.1:$ETCD_PORT" \
 	--service-cluster-ip-range "$SERVICE_CIDR" \
