@@ -173,6 +173,12 @@ for l in /var/log/containers/*.log; do
 	[[ -L $l && $(readlink "$l") == "$STATE/"* ]] && rm -f "$l"
 done
 rm -f /var/lib/cni/results/"$CNI_NETWORK"-*
+# containerd's loopback network caches results as cni-loopback-<sandbox>-lo;
+# CNI DEL removes them, a crashed containerd leaves them.
+for d in "$STATE"/containerd/root/io.containerd.grpc.v1.cri/sandboxes/*/; do
+	d=${d%/}
+	rm -f /var/lib/cni/results/*-"${d##*/}"-*
+done
 if [[ -f $STATE/started ]]; then
 	find /run/containerd/s -maxdepth 1 -type s -newer "$STATE/started" -delete 2>/dev/null
 fi
