@@ -236,7 +236,13 @@ for p in /var/lib/kubelet /var/log/containers /var/log/pods /run/containerd; do
 	[[ -e $p ]] || echo "$p"
 done >"$STATE/created-paths"
 touch "$STATE/started"
-start containerd containerd --config "$C/config.toml"
+# Nothing is ever pulled: containerd's registry client goes through a proxy
+# at 127.0.0.1:1, where nothing listens, so a pod whose image is not loaded
+# fails with ErrImagePull at once instead of reaching (or even resolving) a
+# registry.
+start containerd env HTTP_PROXY=http://127.0.0.1:1 HTTPS_PROXY=http://127.0.0.1:1 \
+	http_proxy=http://127.0.0.1:1 https_proxy=http://127.0.0.1:1 NO_PROXY= no_proxy= \
+	containerd --config "$C/config.toml"
 start etcd "$BIN/etcd" --name realcluster --data-dir "$STATE/etcd" \
 	--listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
 	--listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
