@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/member"
-	"github.com/litek8s/litek8s/internal/version"
 	"github.com/litek8s/litek8s/internal/member/membertest"
+	"github.com/litek8s/litek8s/internal/version"
 )
 
 // TestMain lets the tests run ctl as a process (the test binary itself)

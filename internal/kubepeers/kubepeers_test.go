@@ -14,8 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -118,7 +118,7 @@ func TestPrune(t *testing.T) {
 		{"db-0", []string{"db-0", "db-1", "db-2"}, nil},
 		{"db-0", []string{"db-0", "db-1", "db-2", "db-3", "db-4"}, []string{"db-3", "db-4"}},
 		{"db-4", []string{"db-0", "db-1", "db-2", "db-3", "db-4"}, []string{"db-3"}}, // never itself
-		{"db-0", []string{"db-0", "db-07", "dbx-9", "other", "db-"}, nil},             // not the StatefulSet's
+		{"db-0", []string{"db-0", "db-07", "dbx-9", "other", "db-"}, nil},            // not the StatefulSet's
 	} {
 		m := &fakeMembers{ids: tc.ids}
 		p := &Pruner{Client: cs, Namespace: "ns", StatefulSet: "db", Self: tc.self, Members: m, Interval: time.Second,
