@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// Version is the Helm CLI the tests build (see ../../shared/DEPENDENCIES.md).
+// Version is the Helm CLI the tests build (the version the project's Go modules are tested with).
 const Version = "v3.22.0"
 
 var helmBuild struct {

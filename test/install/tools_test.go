@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/test/helmbin"
 	"github.com/litek8s/litek8s/test/realcluster"
 )
@@ -132,18 +133,8 @@ func healthy(st statusOutput, want []string) (string, error) {
 	return leader, nil
 }
 
-// eventually polls f every second until it returns nil or d has passed.
+// eventually polls f every 500 ms until it returns nil or d has passed.
 func eventually(t testing.TB, d time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %v", d, err)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+	membertest.EventuallyEvery(t, d, 500*time.Millisecond, f)
 }

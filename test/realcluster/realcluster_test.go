@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 const testNS = "realcluster-test"
@@ -252,15 +254,5 @@ spec:
 // eventually polls f every second until it returns nil or d has passed.
 func eventually(t testing.TB, d time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %v", d, err)
-		}
-		time.Sleep(time.Second)
-	}
+	membertest.EventuallyEvery(t, d, time.Second, f)
 }

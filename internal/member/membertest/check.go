@@ -15,6 +15,13 @@ import (
 // error after d.
 func Eventually(t testing.TB, d time.Duration, f func() error) {
 	t.Helper()
+	EventuallyEvery(t, d, 20*time.Millisecond, f)
+}
+
+// EventuallyEvery is Eventually calling f every interval (for checks that
+// run a command, e.g. kubectl).
+func EventuallyEvery(t testing.TB, d, interval time.Duration, f func() error) {
+	t.Helper()
 	deadline := time.Now().Add(d)
 	for {
 		err := f()
@@ -24,7 +31,7 @@ func Eventually(t testing.TB, d time.Duration, f func() error) {
 		if time.Now().After(deadline) {
 			t.Fatalf("not true after %v: %v", d, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 
