@@ -129,6 +129,10 @@ var fieldTable = map[string]*fieldSelectors{
 		return fmt.Sprintf("field label %q not supported for Job", label)
 	}, integer("status.successful", "status.succeeded")),
 	"certificatesigningrequests.certificates.k8s.io": selectable(metaName, labelNotSupported, str("spec.signerName")),
+	// The kubelet and DRA drivers delete their slices by node and driver.
+	"resourceslices.resource.k8s.io": selectable(metaName, func(label string) string {
+		return "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: " + label
+	}, str("spec.nodeName"), str("spec.driver"), str("spec.pool.name")),
 }
 
 // coreEventFields: core/v1 Event selects on its own field names.

@@ -14,8 +14,10 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -145,7 +147,8 @@ func newOf[T any, PT interface {
 func builtin() []*resource {
 	return slices.Concat(coreKinds(), appsKinds(), batchKinds(), autoscalingKinds(), policyKinds(),
 		networkingKinds(), rbacKinds(), storageKinds(), schedulingKinds(), coordinationKinds(),
-		discoveryKinds(), eventsKinds(), admissionregistrationKinds(), authorizationKinds())
+		discoveryKinds(), eventsKinds(), admissionregistrationKinds(), authorizationKinds(),
+		nodeKinds(), resourceKinds())
 }
 
 // registry indexes the resources by group/version and plural. It is
@@ -179,7 +182,8 @@ func (reg *registry) scheme() (*runtime.Scheme, error) {
 	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, coordinationv1.AddToScheme, apiextv1.AddToScheme,
 		batchv1.AddToScheme, autoscalingv2.AddToScheme, policyv1.AddToScheme, networkingv1.AddToScheme, rbacv1.AddToScheme,
 		storagev1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, authorizationv1.AddToScheme,
-		admissionregistrationv1.AddToScheme} {
+		admissionregistrationv1.AddToScheme,
+		nodev1.AddToScheme, resourcev1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}

@@ -5,7 +5,8 @@ import (
 )
 
 // networkingKinds are the served kinds of networking.k8s.io/v1. Nothing
-// acts on them (no ingress controller, no network plugin).
+// acts on them (no ingress controller, no network plugin, no Service IP
+// allocator reading ServiceCIDRs).
 func networkingKinds() []*resource {
 	const g = "networking.k8s.io"
 	return []*resource{
@@ -20,5 +21,13 @@ func networkingKinds() []*resource {
 			Namespaced: true, ShortNames: []string{"netpol"}, HasGeneration: true,
 			New: newOf[networkingv1.NetworkPolicy](), NewList: newOf[networkingv1.NetworkPolicyList](),
 			Normalize: defaultNetworkPolicy},
+		// The Service IP ranges and the allocated addresses (kube 1.37's
+		// MultiCIDRServiceAllocator is GA; kube-proxy watches ServiceCIDRs).
+		{Group: g, Version: "v1", Resource: "servicecidrs", Singular: "servicecidr", Kind: "ServiceCIDR",
+			New: newOf[networkingv1.ServiceCIDR](), NewList: newOf[networkingv1.ServiceCIDRList](),
+			Status: true, Validate: validateServiceCIDR},
+		{Group: g, Version: "v1", Resource: "ipaddresses", Singular: "ipaddress", Kind: "IPAddress",
+			ShortNames: []string{"ip"}, New: newOf[networkingv1.IPAddress](), NewList: newOf[networkingv1.IPAddressList](),
+			Validate: validateIPAddress},
 	}
 }

@@ -4,12 +4,33 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 )
 
-// storageKinds are the served kinds of storage.k8s.io/v1.
+// storageKinds are the served kinds of storage.k8s.io/v1. The CSI kinds
+// are written by the kubelet (CSINode), CSI drivers and the attach/detach
+// controller; nothing in litek8s acts on them.
 func storageKinds() []*resource {
+	const g = "storage.k8s.io"
 	return []*resource{
-		{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", Singular: "storageclass",
+		{Group: g, Version: "v1", Resource: "storageclasses", Singular: "storageclass",
 			Kind: "StorageClass", ShortNames: []string{"sc"},
 			New: newOf[storagev1.StorageClass](), NewList: newOf[storagev1.StorageClassList](),
 			Normalize: defaultStorageClass, Validate: validateStorageClass},
+		{Group: g, Version: "v1", Resource: "csidrivers", Singular: "csidriver", Kind: "CSIDriver",
+			New: newOf[storagev1.CSIDriver](), NewList: newOf[storagev1.CSIDriverList](),
+			Normalize: defaultCSIDriver, Validate: validateCSIDriver},
+		{Group: g, Version: "v1", Resource: "csinodes", Singular: "csinode", Kind: "CSINode", Status: true,
+			New: newOf[storagev1.CSINode](), NewList: newOf[storagev1.CSINodeList](),
+			Validate: validateCSINode},
+		{Group: g, Version: "v1", Resource: "csistoragecapacities", Singular: "csistoragecapacity",
+			Kind: "CSIStorageCapacity", Namespaced: true,
+			New: newOf[storagev1.CSIStorageCapacity](), NewList: newOf[storagev1.CSIStorageCapacityList](),
+			Validate: validateCSIStorageCapacity},
+		{Group: g, Version: "v1", Resource: "volumeattachments", Singular: "volumeattachment",
+			Kind: "VolumeAttachment", Status: true,
+			New: newOf[storagev1.VolumeAttachment](), NewList: newOf[storagev1.VolumeAttachmentList](),
+			Normalize: defaultVolumeAttachment, Validate: validateVolumeAttachment},
+		{Group: g, Version: "v1", Resource: "volumeattributesclasses", Singular: "volumeattributesclass",
+			Kind: "VolumeAttributesClass", ShortNames: []string{"vac"},
+			New: newOf[storagev1.VolumeAttributesClass](), NewList: newOf[storagev1.VolumeAttributesClassList](),
+			Validate: validateVolumeAttributesClass},
 	}
 }

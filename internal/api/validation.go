@@ -68,6 +68,8 @@ func metaErrors(res *resource, obj runtime.Object) field.ErrorList {
 		nameFn = validation.NameIsDNS1035Label
 	case res.Group == "rbac.authorization.k8s.io": // kube's ValidateRBACName: system:… names
 		nameFn = pathSegmentName
+	case res.Resource == "ipaddresses" && res.Group == "networking.k8s.io":
+		nameFn = ipAddressName
 	}
 	return validation.ValidateObjectMetaAccessor(m, res.Namespaced, nameFn, metadataPath)
 }

@@ -74,7 +74,23 @@ var printers = map[string]*Printer{
 
 	"priorityclasses.scheduling.k8s.io": newPrinter(priorityClassColumns, priorityClassCells),
 
-	"storageclasses.storage.k8s.io": newPrinter(storageClassColumns, storageClassCells),
+	"storageclasses.storage.k8s.io":          newPrinter(storageClassColumns, storageClassCells),
+	"csidrivers.storage.k8s.io":              newPrinter(csiDriverColumns, csiDriverCells),
+	"csinodes.storage.k8s.io":                newPrinter(csiNodeColumns, csiNodeCells),
+	"csistoragecapacities.storage.k8s.io":    newPrinter(csiStorageCapacityColumns, csiStorageCapacityCells),
+	"volumeattachments.storage.k8s.io":       newPrinter(volumeAttachmentColumns, volumeAttachmentCells),
+	"volumeattributesclasses.storage.k8s.io": newPrinter(volumeAttributesClassColumns, volumeAttributesClassCells),
+
+	"runtimeclasses.node.k8s.io": newPrinter(runtimeClassColumns, runtimeClassCells),
+
+	"servicecidrs.networking.k8s.io": newPrinter(serviceCIDRColumns, serviceCIDRCells),
+	"ipaddresses.networking.k8s.io":  newPrinter(ipAddressColumns, ipAddressCells),
+
+	"deviceclasses.resource.k8s.io":          newPrinter(deviceClassColumns, nameAgeCells),
+	"devicetaintrules.resource.k8s.io":       newPrinter(deviceTaintRuleColumns, deviceTaintRuleCells),
+	"resourceclaims.resource.k8s.io":         newPrinter(resourceClaimColumns, resourceClaimCells),
+	"resourceclaimtemplates.resource.k8s.io": newPrinter(deviceClassColumns, nameAgeCells),
+	"resourceslices.resource.k8s.io":         newPrinter(resourceSliceColumns, resourceSliceCells),
 
 	"events.events.k8s.io": newPrinter(eventColumns, eventsV1Cells),
 

@@ -1,0 +1,32 @@
+package api
+
+import (
+	resourcev1 "k8s.io/api/resource/v1"
+)
+
+// resourceKinds are the served kinds of resource.k8s.io/v1 (dynamic
+// resource allocation), as kube 1.37 serves them by default. The kubelet
+// deletes its node's ResourceSlices at start (deletecollection with a
+// spec.nodeName field selector); nothing in litek8s allocates claims.
+func resourceKinds() []*resource {
+	const g = "resource.k8s.io"
+	return []*resource{
+		{Group: g, Version: "v1", Resource: "deviceclasses", Singular: "deviceclass", Kind: "DeviceClass",
+			HasGeneration: true, New: newOf[resourcev1.DeviceClass](), NewList: newOf[resourcev1.DeviceClassList]()},
+		{Group: g, Version: "v1", Resource: "devicetaintrules", Singular: "devicetaintrule", Kind: "DeviceTaintRule",
+			HasGeneration: true, Status: true,
+			New: newOf[resourcev1.DeviceTaintRule](), NewList: newOf[resourcev1.DeviceTaintRuleList](),
+			Normalize: defaultDeviceTaintRule, Validate: validateDeviceTaintRule},
+		{Group: g, Version: "v1", Resource: "resourceclaims", Singular: "resourceclaim", Kind: "ResourceClaim",
+			Namespaced: true, Status: true,
+			New: newOf[resourcev1.ResourceClaim](), NewList: newOf[resourcev1.ResourceClaimList](),
+			Normalize: defaultResourceClaim, Validate: validateResourceClaim},
+		{Group: g, Version: "v1", Resource: "resourceclaimtemplates", Singular: "resourceclaimtemplate",
+			Kind: "ResourceClaimTemplate", Namespaced: true,
+			New: newOf[resourcev1.ResourceClaimTemplate](), NewList: newOf[resourcev1.ResourceClaimTemplateList](),
+			Normalize: defaultResourceClaimTemplate, Validate: validateResourceClaimTemplate},
+		{Group: g, Version: "v1", Resource: "resourceslices", Singular: "resourceslice", Kind: "ResourceSlice",
+			HasGeneration: true, New: newOf[resourcev1.ResourceSlice](), NewList: newOf[resourcev1.ResourceSliceList](),
+			Normalize: defaultResourceSlice, Validate: validateResourceSlice},
+	}
+}
