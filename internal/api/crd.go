@@ -110,8 +110,11 @@ func validateCRD(obj, old runtime.Object) field.ErrorList {
 		if v.Storage {
 			storage++
 		}
-		if _, err := structuralOf(&v); err != nil {
+		s, err := structuralOf(&v)
+		if err != nil {
 			errs = append(errs, field.Invalid(vp.Child("schema", "openAPIV3Schema"), "", err.Error()))
+		} else {
+			errs = append(errs, validateSelectableFields(&v, s, vp.Child("selectableFields"))...)
 		}
 	}
 	if len(crd.Spec.Versions) == 0 {

@@ -47,6 +47,7 @@ func customResources(crd *apiextv1.CustomResourceDefinition) []*resource {
 				return l
 			},
 			Printer:  customPrinter(v.AdditionalPrinterColumns),
+			Fields:   customFieldSelectors(crd.Spec.Scope == apiextv1.NamespaceScoped, v.SelectableFields),
 			ListKind: n.ListKind,
 		}
 		if sr := v.Subresources; sr != nil {

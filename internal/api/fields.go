@@ -40,6 +40,7 @@ const (
 	convString valueConv = iota // the string ("" when absent)
 	convBool                    // strconv.FormatBool: "false" when absent
 	convInt                     // strconv.Itoa: "0" when absent
+	convScalar                  // a string, boolean or number as written: "" when absent (custom resources)
 )
 
 func str(name string, paths ...string) fieldValue     { return newFieldValue(name, convString, paths) }
@@ -174,6 +175,14 @@ func fieldsFor(resource string) *fieldSelectors {
 	return defaultFields
 }
 
+// fieldSelectors returns the field selectors of r.
+func (r *resource) fieldSelectors() *fieldSelectors {
+	if r.Fields != nil {
+		return r.Fields
+	}
+	return fieldsFor(r.storeKey())
+}
+
 // convert is kube's field label conversion, for fields.Selector.Transform.
 func (fs *fieldSelectors) convert(label, value string) (string, string, error) {
 	if f, ok := fs.labels[label]; ok {
@@ -298,6 +307,11 @@ func (v *fieldValue) render(r gjson.Result) string {
 		return strconv.FormatBool(r.Type == gjson.True)
 	case convInt:
 		return strconv.FormatInt(r.Int(), 10)
+	case convScalar:
+		switch r.Type {
+		case gjson.True, gjson.False, gjson.Number:
+			return r.Raw
+		}
 	}
 	if r.Type != gjson.String {
 		return ""

@@ -76,6 +76,9 @@ type resource struct {
 	Custom   bool
 	Schema   *spec.Schema
 	ListKind string
+	// Fields, when set, replaces fieldTable for field selectors (custom
+	// resources: the CRD version's selectableFields).
+	Fields *fieldSelectors
 	// Printer, when set, replaces table.Lookup for Tables (custom
 	// resources: the CRD's printer columns, evaluated at request time).
 	Printer *table.Printer

@@ -15,6 +15,9 @@ import (
 type selector struct {
 	labels labels.Selector // nil: everything
 	fields fields.Selector // nil: everything
+	// computed, for a custom resource with selectable fields, reads their
+	// values from the object when it is matched (see crd_fields.go).
+	computed *fieldSelectors
 }
 
 // parseSelector parses labelSelector and fieldSelector for resource res.
@@ -37,11 +40,15 @@ func parseSelector(q url.Values, res *resource) (*selector, error) {
 		if err != nil {
 			return nil, badRequest("%v", err)
 		}
-		if p, err = p.Transform(fieldsFor(res.storeKey()).convert); err != nil {
+		fs := res.fieldSelectors()
+		if p, err = p.Transform(fs.convert); err != nil {
 			return nil, badRequest("%v", err)
 		}
 		if !p.Empty() {
 			sel.fields = p
+			if res.Custom && len(fs.values) > 0 {
+				sel.computed = fs
+			}
 		}
 	}
 	return sel, nil
@@ -53,7 +60,13 @@ func (s *selector) matches(obj *kv.Object) bool {
 	if s.labels != nil && !s.labels.Matches(labels.Set(obj.Labels)) {
 		return false
 	}
-	return s.fields == nil || s.fields.Matches(objectFields{obj})
+	if s.fields == nil {
+		return true
+	}
+	if s.computed != nil {
+		return s.fields.Matches(s.computed.customFields(obj))
+	}
+	return s.fields.Matches(objectFields{obj})
 }
 
 // objectFields exposes an object's selectable fields without building a
