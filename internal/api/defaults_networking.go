@@ -45,3 +45,9 @@ func defaultPolicyPorts(ports []networkingv1.NetworkPolicyPort) {
 		ports[i].Protocol = defaultPtr(ports[i].Protocol, corev1.ProtocolTCP)
 	}
 }
+
+// prepareServiceCIDR: a new ServiceCIDR has no status (kube 1.37 wipes it:
+// ServiceCIDRStatusFieldWiping is on).
+func prepareServiceCIDR(obj runtime.Object) {
+	obj.(*networkingv1.ServiceCIDR).Status = networkingv1.ServiceCIDRStatus{}
+}

@@ -73,3 +73,14 @@ func defaultDeviceTaint(t *resourcev1.DeviceTaint) {
 		t.TimeAdded = &metav1.Time{Time: time.Now().Truncate(time.Second)}
 	}
 }
+
+// prepareResourceClaim: a new claim is not allocated (status is set by
+// the scheduler through /status).
+func prepareResourceClaim(obj runtime.Object) {
+	obj.(*resourcev1.ResourceClaim).Status = resourcev1.ResourceClaimStatus{}
+}
+
+// prepareDeviceTaintRule: a new rule has no status.
+func prepareDeviceTaintRule(obj runtime.Object) {
+	obj.(*resourcev1.DeviceTaintRule).Status = resourcev1.DeviceTaintRuleStatus{}
+}

@@ -45,3 +45,14 @@ func defaultVolumeAttachment(obj runtime.Object) {
 		hp.Type = defaultPtr(hp.Type, corev1.HostPathUnset)
 	}
 }
+
+// prepareVolumeAttachment: a new attachment has no status (the attacher
+// sets it through /status).
+func prepareVolumeAttachment(obj runtime.Object) {
+	obj.(*storagev1.VolumeAttachment).Status = storagev1.VolumeAttachmentStatus{}
+}
+
+// prepareCSINode: a new CSINode has no status.
+func prepareCSINode(obj runtime.Object) {
+	obj.(*storagev1.CSINode).Status = storagev1.CSINodeStatus{}
+}

@@ -351,3 +351,23 @@ func TestNodeKindsTable(t *testing.T) {
 		t.Errorf("table with a field selector: %d %s", code, b)
 	}
 }
+
+// TestNodeKindsCreateDropsStatus: as in kube, a create does not set the
+// status of the kinds whose status is their controller's.
+func TestNodeKindsCreateDropsStatus(t *testing.T) {
+	s := newReadServer(t, nil)
+	for _, c := range []struct{ path, body, sent string }{
+		{"/apis/storage.k8s.io/v1/volumeattachments", `{"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"va"},` +
+			`"spec":{"attacher":"csi.example.com","nodeName":"n1","source":{"persistentVolumeName":"pv"}},"status":{"attached":true}}`,
+			`"attached":true`},
+		{"/apis/resource.k8s.io/v1/namespaces/read/resourceclaims", `{"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",` +
+			`"metadata":{"name":"c"},"spec":{},"status":{"reservedFor":[{"resource":"pods","name":"p","uid":"u"}]}}`, "reservedFor"},
+		{"/apis/networking.k8s.io/v1/servicecidrs", `{"apiVersion":"networking.k8s.io/v1","kind":"ServiceCIDR","metadata":{"name":"sc"},` +
+			`"spec":{"cidrs":["10.96.0.0/12"]},"status":{"conditions":[{"type":"Ready","status":"True","reason":"r","message":"m","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`, `"Ready"`},
+	} {
+		code, _, b := s.do(t, http.MethodPost, c.path, "", c.body)
+		if code != http.StatusCreated || strings.Contains(string(b), c.sent) {
+			t.Errorf("POST %s: %d %s", c.path, code, b)
+		}
+	}
+}

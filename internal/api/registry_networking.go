@@ -25,7 +25,7 @@ func networkingKinds() []*resource {
 		// MultiCIDRServiceAllocator is GA; kube-proxy watches ServiceCIDRs).
 		{Group: g, Version: "v1", Resource: "servicecidrs", Singular: "servicecidr", Kind: "ServiceCIDR",
 			New: newOf[networkingv1.ServiceCIDR](), NewList: newOf[networkingv1.ServiceCIDRList](),
-			Status: true, Validate: validateServiceCIDR},
+			Status: true, Prepare: prepareServiceCIDR, Validate: validateServiceCIDR},
 		{Group: g, Version: "v1", Resource: "ipaddresses", Singular: "ipaddress", Kind: "IPAddress",
 			ShortNames: []string{"ip"}, New: newOf[networkingv1.IPAddress](), NewList: newOf[networkingv1.IPAddressList](),
 			Validate: validateIPAddress},
