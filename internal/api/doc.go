@@ -18,8 +18,9 @@
 // immutable registry and the Store, whose objects are immutable. Get, list
 // and watch write stored bytes to the response without parsing them; the
 // exceptions are answers no kubectl or client-go default asks for (YAML,
-// protobuf-only clients, see negotiate.go) and custom resources'
-// PartialObjectMetadata (partial.go). Writes parse and re-encode (on the
+// protobuf-only clients, see negotiate.go), custom resources'
+// PartialObjectMetadata (partial.go) and field selectors on a CRD's
+// selectableFields (crd_fields.go). Writes parse and re-encode (on the
 // leader only). Run is the one goroutine a Server needs besides its
 // handlers: the leader's deletion loop of pods whose grace period ended
 // (reaper.go); its owner starts it and waits for it to return before
