@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -368,6 +369,35 @@ func TestNodeKindsCreateDropsStatus(t *testing.T) {
 		code, _, b := s.do(t, http.MethodPost, c.path, "", c.body)
 		if code != http.StatusCreated || strings.Contains(string(b), c.sent) {
 			t.Errorf("POST %s: %d %s", c.path, code, b)
+		}
+	}
+}
+
+// TestNodeKindsWatchProtobuf: a protobuf watch of a node's ResourceSlices
+// (field selector spec.nodeName, as the kubelet's informers select) sees
+// its slices come and go, typed, and not the other nodes'.
+func TestNodeKindsWatchProtobuf(t *testing.T) {
+	s := newReadServer(t, nil)
+	cs := protobufClient(t, s)
+	ctx := t.Context()
+	rs := cs.ResourceV1().ResourceSlices()
+	w, err := rs.Watch(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=n1"})
+	check(t, err)
+	defer w.Stop()
+	for _, sl := range []struct{ name, node string }{{"n2-a", "n2"}, {"n1-a", "n1"}} {
+		_, err := rs.Create(ctx, resourceSlice(sl.name, sl.node, "a.example.com"), metav1.CreateOptions{})
+		check(t, err)
+	}
+	check(t, rs.DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{FieldSelector: "spec.nodeName=n1"}))
+	for _, want := range []string{"ADDED", "DELETED"} {
+		select {
+		case ev := <-w.ResultChan():
+			sl, ok := ev.Object.(*resourcev1.ResourceSlice)
+			if string(ev.Type) != want || !ok || sl.Name != "n1-a" || *sl.Spec.NodeName != "n1" {
+				t.Fatalf("event %s %T %+v, want %s of n1-a", ev.Type, ev.Object, ev.Object, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s event", want)
 		}
 	}
 }
