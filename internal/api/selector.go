@@ -46,12 +46,24 @@ func parseSelector(q url.Values, res *resource) (*selector, error) {
 		}
 		if !p.Empty() {
 			sel.fields = p
-			if res.Custom && len(fs.values) > 0 {
+			if res.Custom && selectsComputed(p) {
 				sel.computed = fs
 			}
 		}
 	}
 	return sel, nil
+}
+
+// selectsComputed reports whether a custom resource's selector uses one
+// of its selectable fields (their values are computed when matched);
+// metadata.name and metadata.namespace come from the key.
+func selectsComputed(p fields.Selector) bool {
+	for _, r := range p.Requirements() {
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *selector) everything() bool { return s.labels == nil && s.fields == nil }
