@@ -7,6 +7,11 @@
 #   by down.sh to stop pod sandboxes) and pause (./pause).
 # Cold it takes ~25 min on 2 cores; warm, seconds.
 #
+# `build.sh conformance` builds, instead, what a conformance run needs:
+# e2e.test (k8s.io/kubernetes/test/e2e, `go test -c`) and agnhost
+# (k8s.io/kubernetes/test/images/agnhost); ~27 min cold on 2 busy cores.
+# CI does not build them.
+#
 # Environment: LITEK8S_CACHE (default /var/cache/litek8s).
 set -euo pipefail
 
@@ -46,6 +51,18 @@ throwaway() {
 	fi
 }
 
+# kubernetes_module: the current directory becomes a module requiring
+# k8s.io/kubernetes, in which every staging module that k8s.io/kubernetes
+# replaces with ./staging/src/k8s.io/X is replaced with the published X.
+kubernetes_module() {
+	local gomod m
+	gomod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')
+	for m in $(sed -n 's#^[[:space:]]*\(k8s.io/[^ ]*\) => ./staging/.*#\1#p' "$gomod"); do
+		go mod edit -replace "$m=$m@$STAGING_VERSION"
+	done
+	go mod edit -require "k8s.io/kubernetes@$K8S_VERSION"
+}
+
 build_kubernetes() {
 	local cmds
 	mapfile -t cmds < <(missing kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)
@@ -55,15 +72,7 @@ build_kubernetes() {
 	throwaway "$dir"
 	(
 		cd "$dir"
-		local gomod
-		gomod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/.*"GoMod": "\(.*\)",/\1/p')
-		# Every staging module that k8s.io/kubernetes replaces with
-		# ./staging/src/k8s.io/X is replaced with the published X.
-		local m
-		for m in $(sed -n 's#^[[:space:]]*\(k8s.io/[^ ]*\) => ./staging/.*#\1#p' "$gomod"); do
-			go mod edit -replace "$m=$m@$STAGING_VERSION"
-		done
-		go mod edit -require "k8s.io/kubernetes@$K8S_VERSION"
+		kubernetes_module
 		local pkgs=() c
 		for c in "${cmds[@]}"; do
 			pkgs+=("k8s.io/kubernetes/cmd/$c")
@@ -152,7 +161,37 @@ build_pause() {
 	(cd "$HERE/pause" && go build -trimpath -ldflags "-s -w" -o "$BIN/pause" .)
 }
 
+# build_conformance builds e2e.test and agnhost in a module of their own
+# (the test packages need requirements the commands' module does not).
+build_conformance() {
+	[[ -n $(missing e2e.test agnhost) ]] || return 0
+	log "conformance $K8S_VERSION: e2e.test agnhost"
+	local dir=$ROOT/src/e2e
+	throwaway "$dir"
+	(
+		cd "$dir"
+		kubernetes_module
+		go get "k8s.io/kubernetes/test/e2e/...@$K8S_VERSION" "k8s.io/kubernetes/test/images/agnhost/...@$K8S_VERSION" \
+			"k8s.io/sample-apiserver@$STAGING_VERSION" >/dev/null 2>&1
+		local start=$SECONDS
+		if [[ ! -x $BIN/e2e.test ]]; then
+			go test -c -trimpath -o "$BIN/e2e.test.tmp" k8s.io/kubernetes/test/e2e
+			mv "$BIN/e2e.test.tmp" "$BIN/e2e.test"
+		fi
+		if [[ ! -x $BIN/agnhost ]]; then
+			go build -trimpath -ldflags "-s -w" -o "$BIN/agnhost.tmp" k8s.io/kubernetes/test/images/agnhost
+			mv "$BIN/agnhost.tmp" "$BIN/agnhost"
+		fi
+		log "  built in $((SECONDS - start))s"
+	)
+}
+
 start=$SECONDS
+if [[ ${1:-} == conformance ]]; then
+	build_conformance
+	log "done in $((SECONDS - start))s: $BIN"
+	exit 0
+fi
 build_pause
 build_etcd
 build_coredns
