@@ -76,7 +76,9 @@ const (
 
 // exempt requests are never limited: the health probes, and the traffic
 // between members (Raft's transport, forwarded reads, joins), which must
-// get through when clients saturate a member.
+// get through when clients saturate a member. Long-running connect
+// requests (isLongRunning: exec, attach, port-forward, logs, proxies) are
+// not limited either, as in kube.
 func exempt(path string) bool {
 	switch path {
 	case "/livez", "/readyz", "/healthz":
@@ -130,7 +132,7 @@ func (s *Server) limit(next http.Handler) http.Handler {
 	max := [classes]int64{int64(l.MaxRequestsInflight), int64(l.MaxMutatingRequestsInflight), int64(l.MaxWatchesInflight)}
 	var inflight [classes]atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if exempt(r.URL.Path) {
+		if exempt(r.URL.Path) || isLongRunning(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

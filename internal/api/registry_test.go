@@ -37,9 +37,7 @@ func readGolden(tb testing.TB, name string) []byte {
 // does not serve (yet): discovery must not announce them.
 var unservedSubresources = map[string][]string{
 	"v1/namespaces": {"finalize"},
-	"v1/nodes":      {"proxy"},
-	"v1/pods":       {"attach", "ephemeralcontainers", "eviction", "exec", "log", "portforward", "proxy", "resize"},
-	"v1/services":   {"proxy"},
+	"v1/pods":       {"ephemeralcontainers", "eviction", "resize"},
 }
 
 // TestBuiltinDiscoveryGolden serves the aggregated discovery of the

@@ -13,6 +13,8 @@ type request struct {
 	res                          *resource
 	namespace, name, subresource string
 	collection                   bool // no name: list, watch, create
+	// proxyPath is the path after …/{name}/proxy (connect.go).
+	proxyPath string
 }
 
 func (q *request) key() kv.Key {
@@ -31,6 +33,13 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	q := &request{}
 	if len(segs) >= 3 && segs[0] == "namespaces" && !isNamespaceSubresource(segs) {
 		q.namespace, segs = segs[1], segs[2:]
+	}
+	if len(segs) > 3 && segs[2] == "proxy" { // …/{name}/proxy/{path…}
+		q.proxyPath = "/" + strings.Join(segs[3:], "/")
+		if strings.HasSuffix(rest, "/") {
+			q.proxyPath += "/"
+		}
+		segs = segs[:3]
 	}
 	if len(segs) == 0 || len(segs) > 3 || segs[0] == "" {
 		return nil, errNotFoundResource
@@ -154,6 +163,8 @@ func (s *Server) serveSubresource(w http.ResponseWriter, r *http.Request, q *req
 		if r.Method == http.MethodPut {
 			return s.finalize(w, r, q)
 		}
+	case isConnect(res, q.subresource):
+		return s.connect(w, r, q)
 	default:
 		return errNotFoundResource
 	}

@@ -60,6 +60,10 @@ type Config struct {
 	// Limits bound requests in flight, bodies, stored objects and request
 	// times (limits.go).
 	Limits Limits
+	// Kubelets reaches the nodes' kubelets and the pods for the connect
+	// subresources (pods/log, exec, attach, portforward, the proxies:
+	// connect.go); nil answers them 503.
+	Kubelets Kubelets
 }
 
 // DefaultConfig returns a Config with the defaults filled in.

@@ -332,6 +332,9 @@ func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) err
 	ac.ServiceAccounts = &auth.ServiceAccountTokens{Key: saKey, Issuer: serviceAccountIssuer,
 		Audiences: []string{serviceAccountIssuer}}
 	ac.Admin = m.adminHandler()
+	if ac.Kubelets, err = sec.kubeletClient(); err != nil {
+		return err
+	}
 	ac.MetricsHandler, ac.Metrics = metricsHandler(m.metrics), m.metrics
 	m.version = version.Get().Version
 	if m.api, err = api.New(ac, m.store); err != nil {
