@@ -75,6 +75,10 @@ func (r *resource) subresources() []discovery.Subresource {
 		out = append(out, discovery.Subresource{Name: "token", Group: "authentication.k8s.io", Version: "v1",
 			Kind: "TokenRequest", Verbs: []string{"create"}})
 	}
+	if r.Eviction {
+		out = append(out, discovery.Subresource{Name: "eviction", Group: "policy", Version: "v1", Kind: "Eviction",
+			Verbs: []string{"create"}})
+	}
 	if isConnect(r, "proxy") || isConnect(r, "log") {
 		out = append(out, connectDiscovery(r)...)
 	}

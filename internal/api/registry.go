@@ -54,6 +54,8 @@ type resource struct {
 	Binding bool
 	// TokenRequest: serviceaccounts/token (POST issues a token).
 	TokenRequest bool
+	// Eviction: pods/eviction (POST of a policy/v1 Eviction: eviction.go).
+	Eviction bool
 	// Validate checks kind-specific rules (immutable fields, …) on create
 	// (old nil) and update. Optional.
 	Validate func(obj, old runtime.Object) field.ErrorList

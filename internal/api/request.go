@@ -165,6 +165,10 @@ func (s *Server) serveSubresource(w http.ResponseWriter, r *http.Request, q *req
 		}
 	case isConnect(res, q.subresource):
 		return s.connect(w, r, q)
+	case q.subresource == "eviction" && res.Eviction:
+		if r.Method == http.MethodPost {
+			return s.evict(w, r, q)
+		}
 	default:
 		return errNotFoundResource
 	}
