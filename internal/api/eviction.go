@@ -343,4 +343,3 @@ func (s *Server) markAndDeletePod(ctx context.Context, q *request, del *metav1.D
 	_, err := s.deleteObject(ctx, &request{res: q.res, namespace: q.namespace, name: q.name}, del)
 	return err
 }
-
