@@ -106,6 +106,9 @@ func (s *Server) admitUpdate(q *request, obj, old runtime.Object, cur *kv.Object
 			return nil, err
 		}
 	}
+	if err := validatePodSubresource(q.subresource, obj, old); err != nil {
+		return nil, err
+	}
 	raw, err := encode(obj)
 	if err != nil {
 		return nil, err

@@ -40,9 +40,7 @@ func (s *Server) applyTo(res *resource, sub string, live runtime.Object, patch *
 	if err := strictApplyPatch(body, opts.validation, ws); err != nil {
 		return nil, err
 	}
-	if sub == "status" {
-		obj = statusOnly(live, obj)
-	}
+	obj = subresourceOnly(sub, live, obj)
 	return obj, nil
 }
 

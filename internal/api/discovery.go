@@ -75,6 +75,11 @@ func (r *resource) subresources() []discovery.Subresource {
 		out = append(out, discovery.Subresource{Name: "token", Group: "authentication.k8s.io", Version: "v1",
 			Kind: "TokenRequest", Verbs: []string{"create"}})
 	}
+	if r.PodSubresources {
+		for _, sub := range []string{"ephemeralcontainers", "resize"} {
+			out = append(out, discovery.Subresource{Name: sub, Verbs: []string{"get", "patch", "update"}})
+		}
+	}
 	if r.Eviction {
 		out = append(out, discovery.Subresource{Name: "eviction", Group: "policy", Version: "v1", Kind: "Eviction",
 			Verbs: []string{"create"}})

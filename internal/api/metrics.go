@@ -257,6 +257,8 @@ func subresourceLabel(sub string) (string, bool) {
 		return "binding", true
 	case "finalize":
 		return "finalize", true
+	case "eviction", "ephemeralcontainers", "resize", "log", "exec", "attach", "portforward", "proxy":
+		return sub, true
 	}
 	return "", false
 }

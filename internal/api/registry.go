@@ -56,6 +56,8 @@ type resource struct {
 	TokenRequest bool
 	// Eviction: pods/eviction (POST of a policy/v1 Eviction: eviction.go).
 	Eviction bool
+	// PodSubresources: pods/ephemeralcontainers and pods/resize (podsub.go).
+	PodSubresources bool
 	// Validate checks kind-specific rules (immutable fields, …) on create
 	// (old nil) and update. Optional.
 	Validate func(obj, old runtime.Object) field.ErrorList

@@ -37,7 +37,6 @@ func readGolden(tb testing.TB, name string) []byte {
 // does not serve (yet): discovery must not announce them.
 var unservedSubresources = map[string][]string{
 	"v1/namespaces": {"finalize"},
-	"v1/pods":       {"ephemeralcontainers", "resize"},
 }
 
 // TestBuiltinDiscoveryGolden serves the aggregated discovery of the

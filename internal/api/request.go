@@ -165,6 +165,15 @@ func (s *Server) serveSubresource(w http.ResponseWriter, r *http.Request, q *req
 		}
 	case isConnect(res, q.subresource):
 		return s.connect(w, r, q)
+	case (q.subresource == "ephemeralcontainers" || q.subresource == "resize") && res.PodSubresources:
+		switch r.Method {
+		case http.MethodGet:
+			return s.get(w, r, q)
+		case http.MethodPut:
+			return s.update(w, r, q)
+		case http.MethodPatch:
+			return s.patch(w, r, q)
+		}
 	case q.subresource == "eviction" && res.Eviction:
 		if r.Method == http.MethodPost {
 			return s.evict(w, r, q)

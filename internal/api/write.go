@@ -191,10 +191,10 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, q *request) erro
 	u := &mutation{q: q, opts: opts, ws: ws, uid: string(bm.GetUID()),
 		desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
 			obj, err := s.trackUpdate(q.res, q.subresource, old, body.DeepCopyObject(), opts.manager)
-			if err != nil || q.subresource != "status" {
+			if err != nil {
 				return obj, err
 			}
-			return statusOnly(old, obj), nil
+			return subresourceOnly(q.subresource, old, obj), nil
 		}}
 	res, err := s.guaranteedUpdate(r.Context(), u)
 	if err != nil {
