@@ -6,7 +6,12 @@
 // patches of every type and server-side apply with managedFields
 // (fieldmanager.go, apply.go), the status, scale, binding and finalize
 // subresources, deletion with finalizers, graceful pod deletion and
-// namespace termination (finalize.go, namespace.go). Metrics (metrics.go,
+// namespace termination (finalize.go, namespace.go), pods/eviction with
+// PodDisruptionBudgets (eviction.go), pods/ephemeralcontainers and
+// pods/resize (podsub.go), and the connect subresources (connect*.go:
+// pods/log, exec, attach, portforward and the nodes, pods and services
+// proxies), which any member relays to the kubelet or pod itself through
+// Config.Kubelets (package kubeletclient). Metrics (metrics.go,
 // docs/metrics.md) are kube-apiserver's request series, counted in one
 // place around the router (instrument) and labelled by the routing
 // (serveResource calls observe), and the stored objects per resource, read
