@@ -272,9 +272,12 @@ func parsePortForwardOptions(qv url.Values) (*corev1.PodPortForwardOptions, erro
 	return o, nil
 }
 
-// nodeProxy serves nodes/{name}/proxy/{path}: to the node's kubelet.
+// nodeProxy serves nodes/{[scheme:]name[:port]}/proxy/{path}: to the
+// node's kubelet, or to another port of the node (kube's node
+// ResourceLocation: http unless the scheme says https, without the
+// kubelet client certificate).
 func (s *Server) nodeProxy(w http.ResponseWriter, r *http.Request, q *request) error {
-	name, port, ok := splitPort(q.name)
+	scheme, name, port, ok := splitSchemeNamePort(q.name)
 	if !ok {
 		return apierrors.NewBadRequest(fmt.Sprintf("invalid node request %q", q.name))
 	}
@@ -282,11 +285,12 @@ func (s *Server) nodeProxy(w http.ResponseWriter, r *http.Request, q *request) e
 	if err != nil {
 		return err
 	}
-	if port != "" {
-		host, _, _ := net.SplitHostPort(base.Host)
-		base.Host = net.JoinHostPort(host, port)
+	host, kubeletPort, _ := net.SplitHostPort(base.Host)
+	if port == "" || port == kubeletPort {
+		s.proxyTo(w, r, base, q.proxyPath, s.cfg.Kubelets.KubeletTransport(false))
+		return nil
 	}
-	s.proxyTo(w, r, base, q.proxyPath, s.cfg.Kubelets.KubeletTransport(false))
+	s.proxyTo(w, r, &url.URL{Scheme: scheme, Host: net.JoinHostPort(host, port)}, q.proxyPath, s.cfg.Kubelets.BackendTransport())
 	return nil
 }
 
@@ -334,12 +338,6 @@ func (s *Server) proxyTo(w http.ResponseWriter, r *http.Request, base *url.URL, 
 		u.Path = "/"
 	}
 	kubeletclient.Proxy(w, r, &u, rt, s.proxyError)
-}
-
-// splitPort splits "name[:port]".
-func splitPort(id string) (name, port string, ok bool) {
-	name, port, _ = strings.Cut(id, ":")
-	return name, port, name != "" && !strings.Contains(port, ":")
 }
 
 // splitSchemeNamePort splits "[scheme:]name[:port]" (kube's

@@ -169,6 +169,11 @@ func TestConnectThroughFollower(t *testing.T) {
 		if got, want := k.last(), "kube-apiserver-kubelet-client system:masters /healthz?verbose=1"; got != want {
 			t.Fatalf("kubelet saw %q, want %q", got, want)
 		}
+		// The kubelet's own port named: the kubelet, with its client certificate.
+		b, err = cs.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes/n1:" + port + "/proxy/healthz").DoRaw(ctx)
+		if err != nil || string(b) != "ok" || k.last() != "kube-apiserver-kubelet-client system:masters /healthz" {
+			t.Fatalf("n1:%s: %q, %v, kubelet saw %q", port, b, err, k.last())
+		}
 	})
 
 	for _, tc := range []struct{ method, path, upgrade, proto, want string }{
