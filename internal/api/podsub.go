@@ -190,7 +190,7 @@ func validatePodResize(np, op *corev1.Pod) field.ErrorList {
 	}
 	spec := field.NewPath("spec")
 	var errs field.ErrorList
-	if podQOS(op) != podQOS(np) {
+	if resizeQOS(op) != resizeQOS(np) {
 		errs = append(errs, field.Invalid(spec, np.Status.QOSClass, "Pod QOS Class may not change as a result of resizing"))
 	}
 	var order field.ErrorList // the rest compares containers by index
@@ -275,9 +275,9 @@ func withOldCPUMemory(n, o corev1.ResourceList) corev1.ResourceList {
 	return out
 }
 
-// podQOS is the pod's QoS class from its containers' cpu and memory
+// resizeQOS is the pod's QoS class from its containers' cpu and memory
 // (kube's qos.ComputePodQOS without pod-level resources).
-func podQOS(pod *corev1.Pod) corev1.PodQOSClass {
+func resizeQOS(pod *corev1.Pod) corev1.PodQOSClass {
 	requests, limits := 0, 0
 	guaranteed := true
 	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
