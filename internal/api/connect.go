@@ -146,9 +146,11 @@ func (s *Server) authorizeVerb(r *http.Request, q *request, verb string) error {
 		APIGroup: q.res.Group, Resource: q.res.Resource, Subresource: q.subresource, Namespace: q.namespace, Name: q.name})
 }
 
-// getTyped reads and decodes one object of this member's store.
+// getTyped reads and decodes one object, consistently (as kube's gets
+// from etcd): a pod created on the leader just before is found on a
+// follower too.
 func getTyped[T any](ctx context.Context, s *Server, res *resource, namespace, name string) (*T, error) {
-	obj, _, err := s.store.Get(ctx, kv.Key{Resource: res.storeKey(), Namespace: namespace, Name: name}, false)
+	obj, _, err := s.store.Get(ctx, kv.Key{Resource: res.storeKey(), Namespace: namespace, Name: name}, true)
 	if err != nil {
 		return nil, storeErr(err, res, name)
 	}
