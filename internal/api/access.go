@@ -87,15 +87,15 @@ func (s *Server) accessReview(ctx context.Context, u *auth.User, ra *authorizati
 	default:
 		return authorizationv1.SubjectAccessReviewStatus{}, badRequest("resourceAttributes or nonResourceAttributes is required")
 	}
-	ok, err := s.rbac.Authorize(ctx, a)
+	d, err := s.authz.Authorize(ctx, a)
 	if err != nil {
 		return authorizationv1.SubjectAccessReviewStatus{}, err
 	}
-	if !ok {
-		return authorizationv1.SubjectAccessReviewStatus{}, nil
+	if !d.Allowed {
+		return authorizationv1.SubjectAccessReviewStatus{Reason: d.Reason}, nil
 	}
 	st := authorizationv1.SubjectAccessReviewStatus{Allowed: true}
-	if !u.InGroup(auth.GroupMasters) {
+	if !u.InGroup(auth.GroupMasters) && !d.ByNode {
 		st.Reason = "RBAC: allowed"
 	}
 	return st, nil

@@ -1,0 +1,162 @@
+package auth
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// NodeGraph is what the pods bound to each node reference, as kube's Node
+// authorizer graph holds it: the pod itself, its Secrets, ConfigMaps,
+// PersistentVolumeClaims (and the PersistentVolumes they are bound to),
+// its ServiceAccount and its ResourceClaims. Build it with NewNodeGraph;
+// it is read-only afterwards.
+type NodeGraph struct {
+	related map[objectRef]map[string]bool // object → nodes whose pods reference it
+}
+
+// objectRef names an object: resource is the plural ("secrets"), ns is
+// "" for cluster-scoped ones.
+type objectRef struct{ resource, ns, name string }
+
+// NodeGraphSource returns the current graph.
+type NodeGraphSource func(ctx context.Context) (*NodeGraph, error)
+
+// NewNodeGraph indexes the pods bound to a node and the claims they use.
+func NewNodeGraph(pods []*corev1.Pod, pvcs []*corev1.PersistentVolumeClaim) *NodeGraph {
+	g := &NodeGraph{related: map[objectRef]map[string]bool{}}
+	volumeOf := map[objectRef]string{}
+	for _, c := range pvcs {
+		if c.Spec.VolumeName != "" {
+			volumeOf[objectRef{"persistentvolumeclaims", c.Namespace, c.Name}] = c.Spec.VolumeName
+		}
+	}
+	for _, p := range pods {
+		node := p.Spec.NodeName
+		if node == "" {
+			continue
+		}
+		var add func(resource, name string)
+		add = func(resource, name string) {
+			if name == "" {
+				return
+			}
+			ns := p.Namespace
+			if resource == "persistentvolumes" {
+				ns = ""
+			}
+			r := objectRef{resource, ns, name}
+			if g.related[r] == nil {
+				g.related[r] = map[string]bool{}
+			}
+			g.related[r][node] = true
+			if resource == "persistentvolumeclaims" {
+				if pv := volumeOf[r]; pv != "" {
+					add("persistentvolumes", pv)
+				}
+			}
+		}
+		add("pods", p.Name)
+		add("serviceaccounts", p.Spec.ServiceAccountName)
+		visitPodRefs(p, add)
+	}
+	return g
+}
+
+// Related reports whether object resource ns/name is referenced by a pod
+// bound to node.
+func (g *NodeGraph) Related(node, resource, ns, name string) bool {
+	return g.related[objectRef{resource, ns, name}][node]
+}
+
+// visitPodRefs calls add with every Secret, ConfigMap, claim and
+// ResourceClaim p references.
+func visitPodRefs(p *corev1.Pod, add func(resource, name string)) {
+	for _, s := range p.Spec.ImagePullSecrets {
+		add("secrets", s.Name)
+	}
+	for i := range p.Spec.Volumes {
+		visitVolume(p, &p.Spec.Volumes[i], add)
+	}
+	var cs []*corev1.Container
+	for i := range p.Spec.InitContainers {
+		cs = append(cs, &p.Spec.InitContainers[i])
+	}
+	for i := range p.Spec.Containers {
+		cs = append(cs, &p.Spec.Containers[i])
+	}
+	for i := range p.Spec.EphemeralContainers {
+		cs = append(cs, (*corev1.Container)(&p.Spec.EphemeralContainers[i].EphemeralContainerCommon))
+	}
+	for _, c := range cs {
+		for _, e := range c.EnvFrom {
+			if e.SecretRef != nil {
+				add("secrets", e.SecretRef.Name)
+			}
+			if e.ConfigMapRef != nil {
+				add("configmaps", e.ConfigMapRef.Name)
+			}
+		}
+		for _, e := range c.Env {
+			if vf := e.ValueFrom; vf != nil {
+				if vf.SecretKeyRef != nil {
+					add("secrets", vf.SecretKeyRef.Name)
+				}
+				if vf.ConfigMapKeyRef != nil {
+					add("configmaps", vf.ConfigMapKeyRef.Name)
+				}
+			}
+		}
+	}
+	for _, s := range p.Status.ResourceClaimStatuses {
+		if s.ResourceClaimName != nil {
+			add("resourceclaims", *s.ResourceClaimName)
+		}
+	}
+}
+
+// visitVolume adds what volume v of pod p references.
+func visitVolume(p *corev1.Pod, v *corev1.Volume, add func(resource, name string)) {
+	secretRef := func(r *corev1.LocalObjectReference) {
+		if r != nil {
+			add("secrets", r.Name)
+		}
+	}
+	switch {
+	case v.Secret != nil:
+		add("secrets", v.Secret.SecretName)
+	case v.ConfigMap != nil:
+		add("configmaps", v.ConfigMap.Name)
+	case v.Projected != nil:
+		for _, s := range v.Projected.Sources {
+			if s.Secret != nil {
+				add("secrets", s.Secret.Name)
+			}
+			if s.ConfigMap != nil {
+				add("configmaps", s.ConfigMap.Name)
+			}
+		}
+	case v.PersistentVolumeClaim != nil:
+		add("persistentvolumeclaims", v.PersistentVolumeClaim.ClaimName)
+	case v.Ephemeral != nil:
+		add("persistentvolumeclaims", p.Name+"-"+v.Name)
+	case v.CSI != nil:
+		secretRef(v.CSI.NodePublishSecretRef)
+	case v.AzureFile != nil:
+		add("secrets", v.AzureFile.SecretName)
+	case v.CephFS != nil:
+		secretRef(v.CephFS.SecretRef)
+	case v.Cinder != nil:
+		secretRef(v.Cinder.SecretRef)
+	case v.FlexVolume != nil:
+		secretRef(v.FlexVolume.SecretRef)
+	case v.ISCSI != nil:
+		secretRef(v.ISCSI.SecretRef)
+	case v.RBD != nil:
+		secretRef(v.RBD.SecretRef)
+	case v.ScaleIO != nil:
+		secretRef(v.ScaleIO.SecretRef)
+	case v.StorageOS != nil:
+		secretRef(v.StorageOS.SecretRef)
+	}
+}
