@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +35,10 @@ func authorizationKinds() []*resource {
 // ns (a LocalSubjectAccessReview's path).
 func (s *Server) review(ctx context.Context, u *auth.User, ns string, obj runtime.Object) error {
 	switch o := obj.(type) {
+	case *authenticationv1.TokenReview:
+		return s.tokenReview(ctx, o)
+	case *authenticationv1.SelfSubjectReview:
+		selfSubjectReview(u, o)
 	case *authorizationv1.SelfSubjectAccessReview:
 		st, err := s.accessReview(ctx, u, o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes)
 		o.Status = st

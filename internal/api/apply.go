@@ -40,7 +40,7 @@ func (s *Server) applyTo(res *resource, sub string, live runtime.Object, patch *
 	if err := strictApplyPatch(body, opts.validation, ws); err != nil {
 		return nil, err
 	}
-	if sub == "status" {
+	if statusLike(sub) {
 		obj = statusOnly(live, obj)
 	}
 	return obj, nil

@@ -79,7 +79,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, q *request) error
 			if obj, err = s.trackUpdate(q.res, q.subresource, old, obj, opts.manager); err != nil {
 				return nil, err
 			}
-			if q.subresource == "status" {
+			if statusLike(q.subresource) {
 				obj = statusOnly(old, obj)
 			}
 			return obj, nil

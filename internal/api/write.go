@@ -110,6 +110,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		return nil, badRequest("the object has no metadata: %v", err)
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	if err := s.admitWriter(ctx, q, obj, nil); err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		o := obj.DeepCopyObject()
 		om, err := s.admitCreate(q, o)
@@ -191,7 +194,7 @@ func (s *Server) update(w http.ResponseWriter, r *http.Request, q *request) erro
 	u := &mutation{q: q, opts: opts, ws: ws, uid: string(bm.GetUID()),
 		desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
 			obj, err := s.trackUpdate(q.res, q.subresource, old, body.DeepCopyObject(), opts.manager)
-			if err != nil || q.subresource != "status" {
+			if err != nil || !statusLike(q.subresource) {
 				return obj, err
 			}
 			return statusOnly(old, obj), nil
@@ -291,6 +294,9 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 	}
 	obj, err := u.desired(old.DeepCopyObject(), cur)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.admitWriter(ctx, q, obj, old); err != nil {
 		return nil, err
 	}
 	raw, err := s.admitUpdate(q, obj, old, cur)

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -159,4 +160,34 @@ func visitVolume(p *corev1.Pod, v *corev1.Volume, add func(resource, name string
 	case v.StorageOS != nil:
 		secretRef(v.StorageOS.SecretRef)
 	}
+}
+
+// PodReferences lists the resources of the API objects p references
+// (Secrets, ConfigMaps, claims, ResourceClaims), each once, in the order
+// met: a mirror pod may reference none.
+func PodReferences(p *corev1.Pod) []string {
+	var out []string
+	visitPodRefs(p, func(resource, name string) {
+		if name != "" && !slices.Contains(out, resource) {
+			out = append(out, resource)
+		}
+	})
+	for _, v := range p.Spec.Volumes {
+		if pr := v.Projected; pr != nil {
+			for _, s := range pr.Sources {
+				switch {
+				case s.ServiceAccountToken != nil && !slices.Contains(out, "serviceaccounts"):
+					out = append(out, "serviceaccounts")
+				case s.ClusterTrustBundle != nil && !slices.Contains(out, "clustertrustbundles"):
+					out = append(out, "clustertrustbundles")
+				case s.PodCertificate != nil && !slices.Contains(out, "podcertificates"):
+					out = append(out, "podcertificates")
+				}
+			}
+		}
+	}
+	if len(p.Spec.ResourceClaims) > 0 && !slices.Contains(out, "resourceclaims") {
+		out = append(out, "resourceclaims")
+	}
+	return out
 }
