@@ -182,10 +182,3 @@ func (s *Server) csrSubjectRestriction(q *request, csr *certificatesv1.Certifica
 	}
 	return nil
 }
-
-// nodeOf returns the node a's writer is (ok false: not a node).
-func nodeOf(a *writeAttrs) (string, bool) {
-	name, ok := auth.NodeName(a.user)
-	return name, ok && name != ""
-}
-
