@@ -45,6 +45,8 @@ var printers = map[string]*Printer{
 	"replicasets.apps":           newPrinter(replicaSetColumns, replicaSetCells),
 	"leases.coordination.k8s.io": newPrinter(leaseColumns, leaseCells),
 
+	"certificatesigningrequests.certificates.k8s.io": newPrinter(csrColumns, csrCells),
+
 	"endpoints":              newPrinter(endpointsColumns, endpointsCells),
 	"persistentvolumeclaims": newPrinter(persistentVolumeClaimColumns, persistentVolumeClaimCells),
 	"persistentvolumes":      newPrinter(persistentVolumeColumns, persistentVolumeCells),
