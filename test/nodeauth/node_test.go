@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -21,11 +22,14 @@ import (
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
-// pod is a pod bound to node that mounts Secret secret.
+// pod is a pod bound to node that mounts Secret secret and a
+// ServiceAccount token.
 func pod(name, node, secret string) *corev1.Pod {
 	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": name}},
-		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
-			Volumes: []corev1.Volume{{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secret}}}}}}
+		Spec: corev1.PodSpec{NodeName: node, ServiceAccountName: "default", Containers: []corev1.Container{{Name: "c", Image: "busybox"}},
+			Volumes: []corev1.Volume{{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: secret}}},
+				{Name: "api", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+					{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}}}}}}}}}
 }
 
 // TestNodeAuthorizer: a node reads the Secrets of its pods only, lists
@@ -115,6 +119,31 @@ func TestNodeAuthorizer(t *testing.T) {
 	_, err = n1.CoreV1().Pods(ns).Create(ctx, pod("p3", "n1", "s1"), metav1.CreateOptions{})
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "can only create mirror pods") {
 		t.Errorf("n1 creates a pod: %v, want 403", err)
+	}
+
+	// tokens for the pods' ServiceAccount, bound to a pod of its own only
+	p1, err := admin.CoreV1().Pods(ns).Get(ctx, "p1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := admin.CoreV1().Pods(ns).Get(ctx, "p2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := func(p *corev1.Pod) error {
+		tr := &authenticationv1.TokenRequest{}
+		if p != nil {
+			tr.Spec.BoundObjectRef = &authenticationv1.BoundObjectReference{APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID}
+		}
+		_, err := n1.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "default", tr, metav1.CreateOptions{})
+		return err
+	}
+	membertest.Eventually(t, 10*time.Second, func() error { return token(p1) }) // once the default ServiceAccount exists
+	if err := token(p2); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "bound to a pod scheduled on a different node") {
+		t.Errorf("n1 asks a token bound to p2: %v, want 403", err)
+	}
+	if err := token(nil); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "node requested token not bound to a pod") {
+		t.Errorf("n1 asks an unbound token: %v, want 403", err)
 	}
 
 	// access reviews (the kubelet's webhook authorization asks these)
