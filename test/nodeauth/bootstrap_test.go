@@ -84,10 +84,14 @@ func parseCert(t *testing.T, b []byte) *x509.Certificate {
 // client CSR, which the approver approves (nodeclient) and the signer
 // signs with the cluster CA; the certificate then authenticates as
 // system:node:<name> and the Node authorizer lets it register its Node,
-// and the node renews its certificate itself (selfnodeclient).
+// and the node renews its certificate itself (selfnodeclient). The
+// bootstrapper and the node talk to a follower, which relays their writes
+// with their identity to the leader.
 func TestTLSBootstrap(t *testing.T) {
-	c := membertest.StartCluster(t, 1)
-	admin := c.Clientset(0)
+	c := membertest.StartCluster(t, 3)
+	leader := c.WaitLeader()
+	f := c.Follower()
+	admin := c.Clientset(leader)
 	ctx := t.Context()
 	bind(t, admin, "kubeadm:kubelet-bootstrap", "system:node-bootstrapper", "system:bootstrappers")
 	bind(t, admin, "kubeadm:node-autoapprove-bootstrap", "system:certificates.k8s.io:certificatesigningrequests:nodeclient", "system:bootstrappers")
@@ -95,7 +99,7 @@ func TestTLSBootstrap(t *testing.T) {
 	bootstrapToken(t, admin, "abcdef", "0123456789abcdef", time.Now().Add(time.Hour))
 	bootstrapToken(t, admin, "expire", "0123456789abcdef", time.Now().Add(-time.Minute))
 
-	boot := clientFor(t, c, 0, withToken("abcdef.0123456789abcdef"))
+	boot := clientFor(t, c, f, withToken("abcdef.0123456789abcdef"))
 	who, err := boot.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +108,7 @@ func TestTLSBootstrap(t *testing.T) {
 		t.Fatalf("bootstrap token is %+v, want system:bootstrap:abcdef in system:bootstrappers", u)
 	}
 	for _, tok := range []string{"expire.0123456789abcdef", "abcdef.0123456789abcdee"} {
-		_, err := clientFor(t, c, 0, withToken(tok)).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		_, err := clientFor(t, c, f, withToken(tok)).CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if !apierrors.IsUnauthorized(err) {
 			t.Errorf("token %s: %v, want 401", tok, err)
 		}
@@ -140,7 +144,7 @@ func TestTLSBootstrap(t *testing.T) {
 		t.Errorf("certificate %v usages %v", cert.Subject, cert.ExtKeyUsage)
 	}
 
-	node := clientFor(t, c, 0, withCert(csr.Status.Certificate, keyPEM))
+	node := clientFor(t, c, f, withCert(csr.Status.Certificate, keyPEM))
 	who, err = node.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -178,4 +182,5 @@ func TestTLSBootstrap(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "can only create a node CSR with CN=system:node:n1") {
 		t.Errorf("CSR for another node: %v, want 403", err)
 	}
+	c.SameObjects(ctx, "/apis/certificates.k8s.io/v1/certificatesigningrequests", "/api/v1/nodes")
 }

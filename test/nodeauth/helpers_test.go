@@ -32,10 +32,12 @@ func caPEM(t *testing.T, c *membertest.Cluster, i int) []byte {
 }
 
 // clientFor returns a clientset for member i authenticating with cfg's
-// credentials only (no admin token).
+// credentials only (no admin token); it retries 503s as the cluster
+// helper's clients do.
 func clientFor(t *testing.T, c *membertest.Cluster, i int, mutate func(*rest.Config)) *kubernetes.Clientset {
 	t.Helper()
-	cfg := &rest.Config{Host: c.URL(i), QPS: -1, TLSClientConfig: rest.TLSClientConfig{CAData: caPEM(t, c, i)}}
+	cfg := &rest.Config{Host: c.URL(i), QPS: -1, TLSClientConfig: rest.TLSClientConfig{CAData: caPEM(t, c, i)},
+		WrapTransport: membertest.RetryUnavailable}
 	mutate(cfg)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
