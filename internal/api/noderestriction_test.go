@@ -7,9 +7,11 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -97,6 +99,47 @@ func TestValidateCSR(t *testing.T) {
 			}
 			if c.want == "" && errs != "" || c.want != "" && !strings.Contains(errs, c.want) {
 				t.Errorf("validateCSR = %q, want %q", errs, c.want)
+			}
+		})
+	}
+}
+
+func TestValidateClusterTrustBundle(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := func(ca bool) string {
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "x"}, IsCA: ca,
+			BasicConstraintsValid: true, NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour)}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	}
+	ca := cert(true)
+	for _, c := range []struct {
+		name, objName, signer, bundle string
+		want                          string
+	}{
+		{"no signer", "roots", "", ca, ""},
+		{"signer prefix", "example.com:signer:roots", "example.com/signer", ca, ""},
+		{"missing prefix", "roots", "example.com/signer", ca, "must be named with prefix example.com:signer:"},
+		{"colon without signer", "a:b", "", ca, `must not have ":" in its name`},
+		{"not a CA", "roots", "", cert(false), "entry 0 does not have the CA bit set"},
+		{"empty", "roots", "", "", "at least one trust anchor must be provided"},
+		{"twice", "roots", "", ca + ca, "duplicate trust anchor"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := &certificatesv1.ClusterTrustBundle{Spec: certificatesv1.ClusterTrustBundleSpec{SignerName: c.signer, TrustBundle: c.bundle}}
+			b.Name = c.objName
+			errs := ""
+			if agg := validateClusterTrustBundle(b, nil).ToAggregate(); agg != nil {
+				errs = agg.Error()
+			}
+			if c.want == "" && errs != "" || c.want != "" && !strings.Contains(errs, c.want) {
+				t.Errorf("validateClusterTrustBundle = %q, want %q", errs, c.want)
 			}
 		})
 	}

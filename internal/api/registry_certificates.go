@@ -7,8 +7,9 @@ import (
 
 // certificatesKinds are the served kinds of certificates.k8s.io/v1:
 // CertificateSigningRequests (cluster-scoped, with status and approval
-// subresources; who asked is set by csrAdmit) and PodCertificateRequests
-// (which the kubelet lists and watches by spec.nodeName).
+// subresources; who asked is set by csrAdmit), ClusterTrustBundles and
+// PodCertificateRequests (which the kubelet lists and watches by
+// spec.nodeName).
 func certificatesKinds() []*resource {
 	const g = "certificates.k8s.io"
 	return []*resource{
@@ -19,6 +20,9 @@ func certificatesKinds() []*resource {
 				obj.(*certificatesv1.CertificateSigningRequest).Status = certificatesv1.CertificateSigningRequestStatus{}
 			},
 			Validate: validateCSR},
+		{Group: g, Version: "v1", Resource: "clustertrustbundles", Singular: "clustertrustbundle",
+			Kind: "ClusterTrustBundle", New: newOf[certificatesv1.ClusterTrustBundle](),
+			NewList: newOf[certificatesv1.ClusterTrustBundleList](), Validate: validateClusterTrustBundle},
 		{Group: g, Version: "v1", Resource: "podcertificaterequests", Singular: "podcertificaterequest",
 			Kind: "PodCertificateRequest", Namespaced: true, Status: true,
 			New: newOf[certificatesv1.PodCertificateRequest](), NewList: newOf[certificatesv1.PodCertificateRequestList](),

@@ -6,7 +6,8 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 )
 
-// certificates.k8s.io: CertificateSigningRequests as kube prints them.
+// certificates.k8s.io: CertificateSigningRequests and ClusterTrustBundles
+// as kube prints them.
 
 var csrColumns = []Column{
 	nameColumn,
@@ -58,4 +59,14 @@ func csrCondition(o *object) string {
 		s += ",Issued"
 	}
 	return s
+}
+
+var trustBundleColumns = []Column{
+	nameColumn,
+	{Name: "SignerName", Type: "string", Description: certificatesv1.ClusterTrustBundleSpec{}.SwaggerDoc()["signerName"]},
+}
+
+func trustBundleCells(o *object, w *rowWriter) {
+	w.str(o.name)
+	w.strOr(o.spec.Get("signerName").String(), "<none>")
 }

@@ -46,6 +46,7 @@ var printers = map[string]*Printer{
 	"leases.coordination.k8s.io": newPrinter(leaseColumns, leaseCells),
 
 	"certificatesigningrequests.certificates.k8s.io": newPrinter(csrColumns, csrCells),
+	"clustertrustbundles.certificates.k8s.io":        newPrinter(trustBundleColumns, trustBundleCells),
 
 	"endpoints":              newPrinter(endpointsColumns, endpointsCells),
 	"persistentvolumeclaims": newPrinter(persistentVolumeClaimColumns, persistentVolumeClaimCells),
