@@ -264,7 +264,7 @@ func decodeAll[T any](s *Server, l *kv.List) []*T {
 	l.Range("", func(obj *kv.Object) bool {
 		v := new(T)
 		if err := json.Unmarshal(obj.Raw, v); err != nil {
-			s.log.Error("stored RBAC object does not decode", "key", obj.Key, "err", err)
+			s.log.Error("stored object does not decode", "key", obj.Key, "err", err)
 			return true
 		}
 		out = append(out, v)

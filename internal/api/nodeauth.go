@@ -7,7 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
 	"github.com/litek8s/litek8s/internal/auth"
@@ -15,8 +18,9 @@ import (
 )
 
 // Node identity: the Node authorizer's graph (what pods bound to each
-// node reference), read from the stored pods and claims and rebuilt when
-// one of their tables changed, and the bootstrap tokens' Secrets.
+// node reference, and the objects that name a node), read from the store
+// and rebuilt when one of its tables changed, and the bootstrap tokens'
+// Secrets.
 
 // nodeGraphCache holds the graph of the stored pods and claims.
 type nodeGraphCache struct {
@@ -25,22 +29,27 @@ type nodeGraphCache struct {
 }
 
 type cachedNodeGraph struct {
-	revs  [2]uint64 // pods, persistentvolumeclaims
+	revs  [len(nodeGraphKinds)]uint64
 	graph *auth.NodeGraph
 }
+
+// nodeGraphKinds are the stored resources the graph is built from, in the
+// order of cachedNodeGraph.revs and NewNodeGraph's inputs.
+var nodeGraphKinds = [...]string{"pods", "persistentvolumeclaims", "volumeattachments.storage.k8s.io",
+	"resourceslices.resource.k8s.io", "podcertificaterequests.certificates.k8s.io"}
 
 // nodeGraph returns the Node authorizer's graph of what this member has
 // applied.
 func (s *Server) nodeGraph(ctx context.Context) (*auth.NodeGraph, error) {
-	pods, err := s.store.List(ctx, "pods", "", false)
-	if err != nil {
-		return nil, err
+	var lists [len(nodeGraphKinds)]*kv.List
+	var revs [len(nodeGraphKinds)]uint64
+	for i, k := range nodeGraphKinds {
+		l, err := s.store.List(ctx, k, "", false)
+		if err != nil {
+			return nil, err
+		}
+		lists[i], revs[i] = l, l.ModRev
 	}
-	pvcs, err := s.store.List(ctx, "persistentvolumeclaims", "", false)
-	if err != nil {
-		return nil, err
-	}
-	revs := [2]uint64{pods.ModRev, pvcs.ModRev}
 	if c := s.nodeGraphs.cur.Load(); c != nil && c.revs == revs {
 		return c.graph, nil
 	}
@@ -49,7 +58,11 @@ func (s *Server) nodeGraph(ctx context.Context) (*auth.NodeGraph, error) {
 	if c := s.nodeGraphs.cur.Load(); c != nil && c.revs == revs {
 		return c.graph, nil
 	}
-	g := auth.NewNodeGraph(decodeAll[corev1.Pod](s, pods), decodeAll[corev1.PersistentVolumeClaim](s, pvcs))
+	g := auth.NewNodeGraph(auth.NodeObjects{Pods: decodeAll[corev1.Pod](s, lists[0]),
+		Claims:            decodeAll[corev1.PersistentVolumeClaim](s, lists[1]),
+		VolumeAttachments: decodeAll[storagev1.VolumeAttachment](s, lists[2]),
+		ResourceSlices:    decodeAll[resourcev1.ResourceSlice](s, lists[3]),
+		PodCertificates:   decodeAll[certificatesv1.PodCertificateRequest](s, lists[4])})
 	s.nodeGraphs.cur.Store(&cachedNodeGraph{revs: revs, graph: g})
 	return g, nil
 }

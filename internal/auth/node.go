@@ -76,13 +76,13 @@ func (z *NodeAuthorizer) Authorize(ctx context.Context, a Attributes) (bool, str
 			}
 			return ownNamed(node, a, "", "CSINode")
 		case "resource.k8s.io/resourceslices":
-			return z.resourceSlice(node, a)
+			return z.resourceSlice(ctx, node, a)
 		case "/nodes":
 			return authorizeNode(node, a)
 		case "/pods":
 			return z.pod(ctx, node, a)
 		case "certificates.k8s.io/podcertificaterequests":
-			return podCertificateRequest(node, a)
+			return z.podCertificateRequest(ctx, node, a)
 		}
 	}
 	for _, r := range NodeRules() {
@@ -160,7 +160,7 @@ func selects(a Attributes, field, value string) bool {
 	return false
 }
 
-func (z *NodeAuthorizer) resourceSlice(node string, a Attributes) (bool, string, error) {
+func (z *NodeAuthorizer) resourceSlice(ctx context.Context, node string, a Attributes) (bool, string, error) {
 	if a.Subresource != "" {
 		return false, "cannot authorize ResourceSlice subresources", nil
 	}
@@ -173,18 +173,21 @@ func (z *NodeAuthorizer) resourceSlice(node string, a Attributes) (bool, string,
 		}
 		return false, "can only list/watch/deletecollection resourceslices with nodeName field selector", nil
 	}
-	// TODO(nodeauth): get/update/delete of a node's own slice need the
-	// slice → node edge; resourceslices are not served yet.
-	return false, noRelation(node), nil
+	if a.Verb == "get" || a.Verb == "update" || a.Verb == "patch" || a.Verb == "delete" {
+		return z.related(ctx, node, a)
+	}
+	return false, "only the following verbs are allowed for a ResourceSlice: get, watch, list, create, update, patch, delete, deletecollection", nil
 }
 
-func podCertificateRequest(node string, a Attributes) (bool, string, error) {
+func (z *NodeAuthorizer) podCertificateRequest(ctx context.Context, node string, a Attributes) (bool, string, error) {
 	if a.Subresource != "" {
 		return false, "nodes may not access the status subresource of PodCertificateRequests", nil
 	}
 	switch a.Verb {
 	case "create":
 		return true, "", nil
+	case "get":
+		return z.related(ctx, node, a)
 	case "list", "watch":
 		if selects(a, "spec.nodeName", node) {
 			return true, "", nil

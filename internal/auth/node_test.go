@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 )
@@ -30,7 +32,11 @@ func TestNodeAuthorizer(t *testing.T) {
 	}
 	pvcs := []*corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "data"},
 		Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv1"}}}
-	g := NewNodeGraph(pods, pvcs)
+	n1name := "n1"
+	g := NewNodeGraph(NodeObjects{Pods: pods, Claims: pvcs,
+		VolumeAttachments: []*storagev1.VolumeAttachment{{ObjectMeta: metav1.ObjectMeta{Name: "va1"}, Spec: storagev1.VolumeAttachmentSpec{NodeName: "n1"}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "va2"}, Spec: storagev1.VolumeAttachmentSpec{NodeName: "n2"}}},
+		ResourceSlices: []*resourcev1.ResourceSlice{{ObjectMeta: metav1.ObjectMeta{Name: "rs1"}, Spec: resourcev1.ResourceSliceSpec{NodeName: &n1name}}}})
 	z := &NodeAuthorizer{Graph: func(context.Context) (*NodeGraph, error) { return g, nil }}
 	n1 := &User{Name: "system:node:n1", Groups: []string{GroupNodes, GroupAuthenticated}}
 	byNode := fields.OneTermEqualSelector("spec.nodeName", "n1").Requirements()
@@ -72,6 +78,12 @@ func TestNodeAuthorizer(t *testing.T) {
 		{"another lease", res("get", "coordination.k8s.io", "leases", "", "kube-node-lease", "n2"), false,
 			"can only access node lease with the same name as the requesting node"},
 		{"deployments", res("list", "apps", "deployments", "", "", ""), false, ""},
+		{"own volume attachment", res("get", "storage.k8s.io", "volumeattachments", "", "", "va1"), true, ""},
+		{"another volume attachment", res("get", "storage.k8s.io", "volumeattachments", "", "", "va2"), false,
+			"no relationship found between node 'n1' and this object"},
+		{"own resource slice", res("update", "resource.k8s.io", "resourceslices", "", "", "rs1"), true, ""},
+		{"slices by node", Attributes{User: n1, Verb: "deletecollection", ResourceRequest: true, APIGroup: "resource.k8s.io",
+			Resource: "resourceslices", FieldSelector: byNode}, true, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ok, why, err := z.Authorize(t.Context(), c.a)

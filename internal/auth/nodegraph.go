@@ -4,13 +4,17 @@ import (
 	"context"
 	"slices"
 
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	storagev1 "k8s.io/api/storage/v1"
 )
 
 // NodeGraph is what the pods bound to each node reference, as kube's Node
 // authorizer graph holds it: the pod itself, its Secrets, ConfigMaps,
 // PersistentVolumeClaims (and the PersistentVolumes they are bound to),
-// its ServiceAccount and its ResourceClaims. Build it with NewNodeGraph;
+// its ServiceAccount and its ResourceClaims; and the VolumeAttachments,
+// ResourceSlices and PodCertificateRequests that name the node. Build it with NewNodeGraph;
 // it is read-only afterwards.
 type NodeGraph struct {
 	related map[objectRef]map[string]bool // object → nodes whose pods reference it
@@ -23,9 +27,42 @@ type objectRef struct{ resource, ns, name string }
 // NodeGraphSource returns the current graph.
 type NodeGraphSource func(ctx context.Context) (*NodeGraph, error)
 
-// NewNodeGraph indexes the pods bound to a node and the claims they use.
-func NewNodeGraph(pods []*corev1.Pod, pvcs []*corev1.PersistentVolumeClaim) *NodeGraph {
+// NodeObjects are the stored objects a NodeGraph is built from.
+type NodeObjects struct {
+	Pods   []*corev1.Pod
+	Claims []*corev1.PersistentVolumeClaim
+	// Objects that name their node: VolumeAttachments, ResourceSlices
+	// (cluster-scoped) and PodCertificateRequests.
+	VolumeAttachments []*storagev1.VolumeAttachment
+	ResourceSlices    []*resourcev1.ResourceSlice
+	PodCertificates   []*certificatesv1.PodCertificateRequest
+}
+
+// NewNodeGraph indexes the pods bound to a node and the claims they use,
+// and the objects that name their node.
+func NewNodeGraph(in NodeObjects) *NodeGraph {
 	g := &NodeGraph{related: map[objectRef]map[string]bool{}}
+	relate := func(r objectRef, node string) {
+		if node == "" || r.name == "" {
+			return
+		}
+		if g.related[r] == nil {
+			g.related[r] = map[string]bool{}
+		}
+		g.related[r][node] = true
+	}
+	for _, va := range in.VolumeAttachments {
+		relate(objectRef{"volumeattachments", "", va.Name}, va.Spec.NodeName)
+	}
+	for _, rs := range in.ResourceSlices {
+		if rs.Spec.NodeName != nil {
+			relate(objectRef{"resourceslices", "", rs.Name}, *rs.Spec.NodeName)
+		}
+	}
+	for _, p := range in.PodCertificates {
+		relate(objectRef{"podcertificaterequests", p.Namespace, p.Name}, string(p.Spec.NodeName))
+	}
+	pods, pvcs := in.Pods, in.Claims
 	volumeOf := map[objectRef]string{}
 	for _, c := range pvcs {
 		if c.Spec.VolumeName != "" {
@@ -47,10 +84,7 @@ func NewNodeGraph(pods []*corev1.Pod, pvcs []*corev1.PersistentVolumeClaim) *Nod
 				ns = ""
 			}
 			r := objectRef{resource, ns, name}
-			if g.related[r] == nil {
-				g.related[r] = map[string]bool{}
-			}
-			g.related[r][node] = true
+			relate(r, node)
 			if resource == "persistentvolumeclaims" {
 				if pv := volumeOf[r]; pv != "" {
 					add("persistentvolumes", pv)
