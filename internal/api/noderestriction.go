@@ -10,6 +10,7 @@ import (
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -25,8 +26,8 @@ import (
 // node-restriction.kubernetes.io/ and unknown kubernetes.io labels),
 // creates only mirror pods bound to itself and deletes only pods bound to
 // itself, updates the status of its own pods only (not their labels),
-// writes only its own Lease and CSINode, and asks certificates for itself
-// only.
+// writes only its own Lease and CSINode, creates only its own
+// ResourceSlices, and asks certificates for itself only.
 
 // nodeForbidden is the 403 of a refused node write.
 func nodeForbidden(q *request, name string, format string, args ...any) error {
@@ -70,6 +71,10 @@ func (s *Server) nodeRestriction(ctx context.Context, a *writeAttrs) error {
 		}
 	case "certificates.k8s.io/certificatesigningrequests":
 		return nodeCSR(node, name, a)
+	case "resource.k8s.io/resourceslices":
+		if rs, ok := a.obj.(*resourcev1.ResourceSlice); ok && a.old == nil && (rs.Spec.NodeName == nil || *rs.Spec.NodeName != node) {
+			return nodeForbidden(q, name, "can only create ResourceSlice with the same NodeName as the requesting node")
+		}
 	case "certificates.k8s.io/podcertificaterequests":
 		if pcr, ok := a.obj.(*certificatesv1.PodCertificateRequest); ok && a.old == nil && string(pcr.Spec.NodeName) != node {
 			return nodeForbidden(q, name, "PodCertificateRequest.Spec.NodeName=%q, which is not the requesting node %q", pcr.Spec.NodeName, node)
