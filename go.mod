@@ -31,7 +31,11 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-require github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+require (
+	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+	k8s.io/cluster-bootstrap v0.37.2 // indirect
+	k8s.io/kubelet v0.37.2 // indirect
+)
 
 require (
 	github.com/armon/go-metrics v0.4.1

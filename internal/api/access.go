@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,6 +35,10 @@ func authorizationKinds() []*resource {
 // ns (a LocalSubjectAccessReview's path).
 func (s *Server) review(ctx context.Context, u *auth.User, ns string, obj runtime.Object) error {
 	switch o := obj.(type) {
+	case *authenticationv1.TokenReview:
+		return s.tokenReview(ctx, o)
+	case *authenticationv1.SelfSubjectReview:
+		selfSubjectReview(u, o)
 	case *authorizationv1.SelfSubjectAccessReview:
 		st, err := s.accessReview(ctx, u, o.Spec.ResourceAttributes, o.Spec.NonResourceAttributes)
 		o.Status = st
@@ -87,15 +92,15 @@ func (s *Server) accessReview(ctx context.Context, u *auth.User, ra *authorizati
 	default:
 		return authorizationv1.SubjectAccessReviewStatus{}, badRequest("resourceAttributes or nonResourceAttributes is required")
 	}
-	ok, err := s.rbac.Authorize(ctx, a)
+	d, err := s.authz.Authorize(ctx, a)
 	if err != nil {
 		return authorizationv1.SubjectAccessReviewStatus{}, err
 	}
-	if !ok {
-		return authorizationv1.SubjectAccessReviewStatus{}, nil
+	if !d.Allowed {
+		return authorizationv1.SubjectAccessReviewStatus{Reason: d.Reason}, nil
 	}
 	st := authorizationv1.SubjectAccessReviewStatus{Allowed: true}
-	if !u.InGroup(auth.GroupMasters) {
+	if !u.InGroup(auth.GroupMasters) && !d.ByNode {
 		st.Reason = "RBAC: allowed"
 	}
 	return st, nil

@@ -127,18 +127,26 @@ func (s *Server) authorize(r *http.Request, q *request) error {
 	if u != nil && u.InGroup(auth.GroupMasters) {
 		return nil // the common case costs nothing more
 	}
-	return s.check(r.Context(), auth.Attributes{User: u, Verb: authzVerb(r, q), ResourceRequest: true,
-		APIGroup: q.res.Group, Resource: q.res.Resource, Subresource: q.subresource, Namespace: q.namespace, Name: q.name})
+	a := auth.Attributes{User: u, Verb: authzVerb(r, q), ResourceRequest: true,
+		APIGroup: q.res.Group, Resource: q.res.Resource, Subresource: q.subresource, Namespace: q.namespace, Name: q.name}
+	if a.Verb == "list" || a.Verb == "watch" || a.Verb == "deletecollection" {
+		var name string
+		a.FieldSelector, name = selectorAttributes(r.URL.Query())
+		if a.Name == "" {
+			a.Name = name
+		}
+	}
+	return s.check(r.Context(), a)
 }
 
-// check returns kube's 403 unless RBAC allows a.
+// check returns kube's 403 unless the Node authorizer or RBAC allows a.
 func (s *Server) check(ctx context.Context, a auth.Attributes) error {
-	ok, err := s.rbac.Authorize(ctx, a)
+	d, err := s.authz.Authorize(ctx, a)
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return auth.Forbidden(a)
+	if !d.Allowed {
+		return auth.ForbiddenBecause(a, d.Reason)
 	}
 	return nil
 }
@@ -256,7 +264,7 @@ func decodeAll[T any](s *Server, l *kv.List) []*T {
 	l.Range("", func(obj *kv.Object) bool {
 		v := new(T)
 		if err := json.Unmarshal(obj.Raw, v); err != nil {
-			s.log.Error("stored RBAC object does not decode", "key", obj.Key, "err", err)
+			s.log.Error("stored object does not decode", "key", obj.Key, "err", err)
 			return true
 		}
 		out = append(out, v)

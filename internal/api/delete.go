@@ -28,6 +28,9 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, q *request) erro
 	if q.res.storeKey() == "namespaces" && immortalNamespaces[q.name] {
 		return errImmortalNamespace(q.name)
 	}
+	if err := s.admitNodeDelete(r.Context(), q); err != nil {
+		return err
+	}
 	res, err := s.deleteObject(r.Context(), q, opts)
 	if err != nil {
 		return err

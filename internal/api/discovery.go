@@ -61,6 +61,9 @@ func (s *Server) registerSchemas(mux *http.ServeMux, reg *registry) error {
 // subresources lists what discovery announces for r's subresources.
 func (r *resource) subresources() []discovery.Subresource {
 	var out []discovery.Subresource
+	if r.Approval {
+		out = append(out, discovery.Subresource{Name: "approval", Verbs: []string{"get", "patch", "update"}})
+	}
 	if r.Status {
 		out = append(out, discovery.Subresource{Name: "status", Verbs: []string{"get", "patch", "update"}})
 	}

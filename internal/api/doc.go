@@ -18,6 +18,10 @@
 // from the store at scrape time. Limits (limits.go, the outermost handler)
 // bound bodies, stored objects, requests in flight (atomic counters per
 // class) and how long a request may run.
+// Who may do what is authz.go (authentication, the Node,RBAC chain) with
+// nodeauth.go (the Node authorizer's graph, bootstrap tokens); admission
+// that depends on the writer is admission_user.go (CSRs) and
+// noderestriction.go (NodeRestriction).
 //
 // Concurrency: a Server is safe for concurrent use; handlers share only the
 // immutable registry and the Store, whose objects are immutable. Get, list

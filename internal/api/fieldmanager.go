@@ -120,7 +120,7 @@ func (s *Server) scaleFieldManager() (*managedfields.FieldManager, error) {
 func resetFields(res *resource, sub string) map[fieldpath.APIVersion]fieldpath.Filter {
 	var set *fieldpath.Set
 	switch {
-	case sub == "status":
+	case statusLike(sub):
 		set = fieldpath.NewSet(fieldpath.MakePathOrDie("spec"))
 	case sub == "" && res.Status:
 		set = fieldpath.NewSet(fieldpath.MakePathOrDie("status"))

@@ -134,6 +134,9 @@ var fieldTable = map[string]*fieldSelectors{
 	"resourceslices.resource.k8s.io": selectable(metaName, func(label string) string {
 		return "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: " + label
 	}, str("spec.nodeName"), str("spec.driver"), str("spec.pool.name")),
+	"clustertrustbundles.certificates.k8s.io": selectable(metaName, labelNotSupported, str("spec.signerName")),
+	"podcertificaterequests.certificates.k8s.io": selectable(metaNameNamespace, labelNotSupported, str("spec.signerName"),
+		str("spec.podName"), str("spec.nodeName")),
 }
 
 // coreEventFields: core/v1 Event selects on its own field names.

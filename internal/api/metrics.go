@@ -251,6 +251,8 @@ func subresourceLabel(sub string) (string, bool) {
 		return "", true
 	case "status":
 		return "status", true
+	case "approval":
+		return "approval", true
 	case "scale":
 		return "scale", true
 	case "binding":

@@ -28,9 +28,10 @@ var podGK = schema.GroupKind{Kind: "Pod"}
 // for status, and the stored pod with what ephemeralcontainers or resize
 // may change.
 func subresourceOnly(sub string, old, obj runtime.Object) runtime.Object {
-	switch sub {
-	case "status":
+	if statusLike(sub) {
 		return statusOnly(old, obj)
+	}
+	switch sub {
 	case "ephemeralcontainers", "resize":
 	default:
 		return obj

@@ -7,8 +7,10 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -58,6 +60,10 @@ type resource struct {
 	Eviction bool
 	// PodSubresources: pods/ephemeralcontainers and pods/resize (podsub.go).
 	PodSubresources bool
+	// Approval: the approval subresource of CertificateSigningRequests
+	// (like status, but it changes only the Approved and Denied
+	// conditions).
+	Approval bool
 	// Validate checks kind-specific rules (immutable fields, …) on create
 	// (old nil) and update. Optional.
 	Validate func(obj, old runtime.Object) field.ErrorList
@@ -155,7 +161,7 @@ func builtin() []*resource {
 	return slices.Concat(coreKinds(), appsKinds(), batchKinds(), autoscalingKinds(), policyKinds(),
 		networkingKinds(), rbacKinds(), storageKinds(), schedulingKinds(), coordinationKinds(),
 		discoveryKinds(), eventsKinds(), admissionregistrationKinds(), authorizationKinds(),
-		nodeKinds(), resourceKinds())
+		nodeKinds(), resourceKinds(), certificatesKinds(), authenticationKinds())
 }
 
 // registry indexes the resources by group/version and plural. It is
@@ -190,7 +196,7 @@ func (reg *registry) scheme() (*runtime.Scheme, error) {
 		batchv1.AddToScheme, autoscalingv2.AddToScheme, policyv1.AddToScheme, networkingv1.AddToScheme, rbacv1.AddToScheme,
 		storagev1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, authorizationv1.AddToScheme,
 		admissionregistrationv1.AddToScheme,
-		nodev1.AddToScheme, resourcev1.AddToScheme} {
+		nodev1.AddToScheme, resourcev1.AddToScheme, certificatesv1.AddToScheme, authenticationv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}

@@ -159,6 +159,15 @@ func (s *Server) serveSubresource(w http.ResponseWriter, r *http.Request, q *req
 		if r.Method == http.MethodPost {
 			return s.requestToken(w, r, q)
 		}
+	case q.subresource == "approval" && res.Approval:
+		switch r.Method {
+		case http.MethodGet:
+			return s.get(w, r, q)
+		case http.MethodPut:
+			return s.update(w, r, q)
+		case http.MethodPatch:
+			return s.patch(w, r, q)
+		}
 	case q.subresource == "finalize" && res.storeKey() == "namespaces":
 		if r.Method == http.MethodPut {
 			return s.finalize(w, r, q)

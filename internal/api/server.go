@@ -113,6 +113,10 @@ type Server struct {
 	authn    *auth.Authenticator
 	rbac     *auth.RBAC
 	policies policyCache
+	// authz chains the Node authorizer (its graph: nodeGraphs) and RBAC
+	// (nodeauth.go).
+	authz      *auth.Chain
+	nodeGraphs nodeGraphCache
 }
 
 // New builds the API server over store.
@@ -143,6 +147,8 @@ func New(cfg Config, store Store) (*Server, error) {
 		}
 	}
 	s.rbac = &auth.RBAC{Policy: s.policy}
+	s.authz = &auth.Chain{Node: &auth.NodeAuthorizer{Graph: s.nodeGraph}, RBAC: s.rbac}
+	s.authn.Bootstrap = &auth.BootstrapTokens{Lookup: s.bootstrapSecret, Now: cfg.Now}
 	mux := http.NewServeMux()
 	if err := s.routes(mux); err != nil {
 		return nil, err

@@ -80,6 +80,9 @@ func (s *Server) requestToken(w http.ResponseWriter, r *http.Request, q *request
 	if err != nil {
 		return storeErr(err, q.res, q.name)
 	}
+	if err := s.nodeTokenRestriction(r.Context(), q, tr); err != nil {
+		return err
+	}
 	tok, exp, err := sa.Issue(q.namespace, q.name, uid, tr.Spec.Audiences, time.Duration(secs)*time.Second)
 	if err != nil {
 		return fmt.Errorf("api: sign a token: %w", err)

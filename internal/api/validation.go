@@ -70,6 +70,9 @@ func metaErrors(res *resource, obj runtime.Object) field.ErrorList {
 		nameFn = pathSegmentName
 	case res.Resource == "ipaddresses" && res.Group == "networking.k8s.io":
 		nameFn = ipAddressName
+	case res.Group == "certificates.k8s.io" && res.Resource != "podcertificaterequests":
+		// CSRs may be called anything; trust bundles check their own rule
+		nameFn = pathSegmentName
 	}
 	return validation.ValidateObjectMetaAccessor(m, res.Namespaced, nameFn, metadataPath)
 }

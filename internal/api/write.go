@@ -110,6 +110,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		return nil, badRequest("the object has no metadata: %v", err)
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	if err := s.admitWriter(ctx, q, obj, nil); err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		o := obj.DeepCopyObject()
 		om, err := s.admitCreate(q, o)
@@ -291,6 +294,9 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 	}
 	obj, err := u.desired(old.DeepCopyObject(), cur)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.admitWriter(ctx, q, obj, old); err != nil {
 		return nil, err
 	}
 	raw, err := s.admitUpdate(q, obj, old, cur)

@@ -31,6 +31,8 @@ type Authenticator struct {
 	Tokens map[string]*User
 	// ServiceAccounts verifies ServiceAccount tokens (nil: none).
 	ServiceAccounts *ServiceAccountTokens
+	// Bootstrap verifies bootstrap tokens (nil: none).
+	Bootstrap *BootstrapTokens
 	// MemberOrg is the organization of member certificates: a member is
 	// not a user, but relays one (RemoteUserHeader).
 	MemberOrg string
@@ -63,18 +65,50 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*Use
 		}
 		return nil, ErrUnauthorized
 	}
-	if a.AdminToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(a.AdminToken)) == 1 {
-		return adminUser, nil
-	}
-	if u, ok := a.Tokens[tok]; ok {
-		return u, nil
+	u, _, err := a.AuthenticateToken(ctx, tok, nil)
+	return u, err
+}
+
+// AuthenticateToken returns the user of bearer token tok and the
+// audiences it is valid for (what TokenReview answers). With audiences,
+// the token must be valid for one of them: a ServiceAccount token must
+// name one, the other tokens are valid for the ServiceAccount audiences
+// (the API server's own) only. Nil audiences mean the API server's.
+func (a *Authenticator) AuthenticateToken(ctx context.Context, tok string, audiences []string) (*User, []string, error) {
+	var own []string
+	if a.ServiceAccounts != nil {
+		own = a.ServiceAccounts.Audiences
 	}
 	if a.ServiceAccounts != nil && looksLikeJWT(tok) {
-		if u, err := a.ServiceAccounts.Verify(ctx, tok); err == nil {
-			return u, nil
+		if u, auds, err := a.ServiceAccounts.VerifyFor(ctx, tok, audiences); err == nil {
+			return u, auds, nil
 		}
 	}
-	return nil, ErrUnauthorized
+	if audiences != nil {
+		// the other tokens are only for the API server's own audiences
+		var both []string
+		for _, x := range audiences {
+			if slices.Contains(own, x) {
+				both = append(both, x)
+			}
+		}
+		if len(both) == 0 {
+			return nil, nil, ErrUnauthorized
+		}
+		own = both
+	}
+	if a.AdminToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(a.AdminToken)) == 1 {
+		return adminUser, own, nil
+	}
+	if u, ok := a.Tokens[tok]; ok {
+		return u, own, nil
+	}
+	if a.Bootstrap != nil && IsBootstrapToken(tok) {
+		if u, err := a.Bootstrap.Verify(ctx, tok); err == nil {
+			return u, own, nil
+		}
+	}
+	return nil, nil, ErrUnauthorized
 }
 
 var adminUser = &User{Name: AdminUser, Groups: []string{GroupMasters, GroupAuthenticated}}

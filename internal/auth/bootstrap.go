@@ -90,7 +90,7 @@ func DefaultClusterRoles() []*rbacv1.ClusterRole {
 		rule(allVerbs, "rbac.authorization.k8s.io", "rolebindings", "roles"),
 	}
 	all := []string{"*"}
-	return []*rbacv1.ClusterRole{
+	return append([]*rbacv1.ClusterRole{
 		{ObjectMeta: meta("cluster-admin", nil), Rules: []rbacv1.PolicyRule{
 			{Verbs: all, APIGroups: all, Resources: all}, {Verbs: all, NonResourceURLs: all}}},
 		aggregated("admin", "", "admin"),
@@ -106,7 +106,7 @@ func DefaultClusterRoles() []*rbacv1.ClusterRole {
 		{ObjectMeta: meta("system:basic-user", nil), Rules: []rbacv1.PolicyRule{
 			rule(create, "authorization.k8s.io", "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule(create, "authentication.k8s.io", "selfsubjectreviews")}},
-	}
+	}, systemClusterRoles()...)
 }
 
 // DefaultClusterRoleBindings bind the default roles: cluster-admin to
@@ -120,10 +120,10 @@ func DefaultClusterRoleBindings() []*rbacv1.ClusterRoleBinding {
 		}
 		return b
 	}
-	return []*rbacv1.ClusterRoleBinding{
+	return append([]*rbacv1.ClusterRoleBinding{
 		bind("cluster-admin", GroupMasters),
 		bind("system:discovery", GroupAuthenticated),
 		bind("system:basic-user", GroupAuthenticated),
 		bind("system:public-info-viewer", GroupAuthenticated, GroupUnauthenticated),
-	}
+	}, systemClusterRoleBindings(bind)...)
 }

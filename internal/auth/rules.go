@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/fields"
 )
 
 // Attributes describe one request for authorization, as kube's
@@ -22,6 +23,9 @@ type Attributes struct {
 	Namespace       string // "" at the cluster scope
 	Name            string
 	Path            string
+	// FieldSelector is a list or watch's field selector (what the Node
+	// authorizer lets a node list pods by).
+	FieldSelector fields.Requirements
 }
 
 // forbiddenMessage words a refusal as kube-apiserver does.

@@ -70,33 +70,49 @@ func (s *ServiceAccountTokens) Issue(ns, name, uid string, audiences []string, t
 
 // Verify returns the user of a token, or an error.
 func (s *ServiceAccountTokens) Verify(ctx context.Context, tok string) (*User, error) {
+	u, _, err := s.VerifyFor(ctx, tok, nil)
+	return u, err
+}
+
+// VerifyFor returns the user of a token that names one of audiences (nil:
+// Audiences) and those of audiences it names.
+func (s *ServiceAccountTokens) VerifyFor(ctx context.Context, tok string, audiences []string) (*User, []string, error) {
+	if audiences == nil {
+		audiences = s.Audiences
+	}
 	parsed, err := jwt.ParseSigned(tok, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var std jwt.Claims
 	var priv privateClaims
 	if err := parsed.Claims(&s.Key.PublicKey, &std, &priv); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: s.Issuer, AnyAudience: jwt.Audience(s.Audiences),
+	if err := std.ValidateWithLeeway(jwt.Expected{Issuer: s.Issuer, AnyAudience: jwt.Audience(audiences),
 		Time: s.Now()}, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if std.Expiry == nil {
-		return nil, errors.New("auth: token without expiry")
+		return nil, nil, errors.New("auth: token without expiry")
 	}
 	k := priv.Kubernetes
 	if k.Namespace == "" || k.ServiceAccount.Name == "" || std.Subject != ServiceAccountUser(k.Namespace, k.ServiceAccount.Name) {
-		return nil, errors.New("auth: token does not name its ServiceAccount")
+		return nil, nil, errors.New("auth: token does not name its ServiceAccount")
 	}
 	uid, err := s.Lookup(ctx, k.Namespace, k.ServiceAccount.Name)
 	if err != nil {
-		return nil, fmt.Errorf("auth: ServiceAccount %s/%s: %w", k.Namespace, k.ServiceAccount.Name, err)
+		return nil, nil, fmt.Errorf("auth: ServiceAccount %s/%s: %w", k.Namespace, k.ServiceAccount.Name, err)
 	}
 	if uid != k.ServiceAccount.UID {
-		return nil, fmt.Errorf("auth: ServiceAccount %s/%s was recreated (UID %s, token for %s)", k.Namespace,
+		return nil, nil, fmt.Errorf("auth: ServiceAccount %s/%s was recreated (UID %s, token for %s)", k.Namespace,
 			k.ServiceAccount.Name, uid, k.ServiceAccount.UID)
 	}
-	return serviceAccountUser(k.Namespace, k.ServiceAccount.Name, uid), nil
+	var named []string
+	for _, a := range audiences {
+		if std.Audience.Contains(a) {
+			named = append(named, a)
+		}
+	}
+	return serviceAccountUser(k.Namespace, k.ServiceAccount.Name, uid), named, nil
 }

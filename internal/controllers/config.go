@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/controllers/csr"
 )
 
 // Config configures the controllers. Start from DefaultConfig.
@@ -39,6 +41,9 @@ type Config struct {
 	Workloads  WorkloadsConfig
 	Scheduling SchedulingConfig
 	Cluster    ClusterConfig
+	// Certificates configures the CSR approver and signer
+	// (wire_certificates.go).
+	Certificates csr.Config
 }
 
 // DefaultConfig returns the controllers' defaults.
@@ -46,7 +51,8 @@ func DefaultConfig() Config {
 	return Config{GCWorkers: 4, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 30 * time.Second,
 		RelistDelay: time.Second, ResourcesInterval: 30 * time.Second,
 		Manager: "kube-controller-manager", Version: "v1.37.2-litek8s",
-		Workloads: defaultWorkloads(), Scheduling: defaultScheduling(), Cluster: defaultCluster()}
+		Workloads: defaultWorkloads(), Scheduling: defaultScheduling(), Cluster: defaultCluster(),
+		Certificates: csr.DefaultConfig()}
 }
 
 // Validate reports the first invalid setting.
@@ -61,7 +67,7 @@ func (c *Config) Validate() error {
 	case c.Manager == "" || c.Version == "":
 		return errors.New("controllers: Manager and Version are required")
 	}
-	return errors.Join(c.Workloads.validate(), c.Scheduling.validate(), c.Cluster.validate())
+	return errors.Join(c.Workloads.validate(), c.Scheduling.validate(), c.Cluster.validate(), c.Certificates.Validate())
 }
 
 // Options are a Manager's collaborators.
@@ -79,6 +85,9 @@ type Options struct {
 	Resources Resources
 	// RootCA is the cluster CA certificate (PEM) the root CA publisher puts in every namespace.
 	RootCA []byte
+	// CAKey is the cluster CA's key (PEM), with which the CSR signer
+	// signs; empty: CSRs are not signed.
+	CAKey []byte
 	// Metrics is the member's registry (nil: no metrics).
 	Metrics prometheus.Registerer
 	Logger  *slog.Logger

@@ -11,7 +11,9 @@
 //     and node lifecycle;
 //   - cluster: namespace, endpoint and endpointslice, pvc-/pv-protection,
 //     serviceaccount (the "default" ServiceAccount of every namespace) and
-//     root-ca-cert-publisher (kube-root-ca.crt in every namespace).
+//     root-ca-cert-publisher (kube-root-ca.crt in every namespace);
+//   - certificates: csrapproving (kubelet client CSRs) and csrsigning
+//     (approved CSRs signed with the cluster CA), in csr/.
 //
 // The typed controllers share one term's kit.Context: client-go
 // SharedIndexInformers over the local change feed, in-process clientsets and

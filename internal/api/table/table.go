@@ -45,6 +45,9 @@ var printers = map[string]*Printer{
 	"replicasets.apps":           newPrinter(replicaSetColumns, replicaSetCells),
 	"leases.coordination.k8s.io": newPrinter(leaseColumns, leaseCells),
 
+	"certificatesigningrequests.certificates.k8s.io": newPrinter(csrColumns, csrCells),
+	"clustertrustbundles.certificates.k8s.io":        newPrinter(trustBundleColumns, trustBundleCells),
+
 	"endpoints":              newPrinter(endpointsColumns, endpointsCells),
 	"persistentvolumeclaims": newPrinter(persistentVolumeClaimColumns, persistentVolumeClaimCells),
 	"persistentvolumes":      newPrinter(persistentVolumeColumns, persistentVolumeCells),

@@ -3,6 +3,7 @@ package kit
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -73,4 +74,9 @@ func (f *Informers) ConfigMaps() cache.SharedIndexInformer {
 // ConfigMaps is never decoded into the leader's memory.
 func (f *Informers) ConfigMapsNamed(name string) cache.SharedIndexInformer {
 	return Named[corev1.ConfigMap, corev1.ConfigMapList](f, "configmaps", name)
+}
+
+func (f *Informers) CertificateSigningRequests() cache.SharedIndexInformer {
+	return Informer[certificatesv1.CertificateSigningRequest, certificatesv1.CertificateSigningRequestList](f,
+		"certificatesigningrequests.certificates.k8s.io")
 }
