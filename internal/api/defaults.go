@@ -126,7 +126,9 @@ func randomClusterIP() string {
 // defaultPod is SetDefaults_Pod and SetDefaults_PodSpec.
 func defaultPod(obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
+	defaultPodOnly(&pod.Spec)
 	defaultPodSpec(&pod.Spec)
+	defaultPodStatusIPs(&pod.Status)
 	if pod.Spec.EnableServiceLinks == nil {
 		t := corev1.DefaultEnableServiceLinks
 		pod.Spec.EnableServiceLinks = &t
@@ -139,6 +141,7 @@ func preparePod(obj runtime.Object) {
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = corev1.PodPending
 	}
+	pod.Status.QOSClass = podQOS(&pod.Spec)
 }
 
 func prepareDeployment(obj runtime.Object) {
@@ -196,6 +199,7 @@ func defaultPodSpec(sp *corev1.PodSpec) {
 	for i := range sp.Containers {
 		defaultContainer(&sp.Containers[i])
 	}
+	defaultPodSpecParts(sp)
 }
 
 func defaultContainer(c *corev1.Container) {
@@ -206,18 +210,24 @@ func defaultContainer(c *corev1.Container) {
 		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
 	}
 	if c.ImagePullPolicy == "" {
-		c.ImagePullPolicy = corev1.PullIfNotPresent
-		if img := c.Image; !strings.Contains(img[strings.LastIndex(img, "/")+1:], ":") || strings.HasSuffix(img, ":latest") {
-			if !strings.Contains(img, "@") {
-				c.ImagePullPolicy = corev1.PullAlways
-			}
-		}
+		c.ImagePullPolicy = imagePullPolicy(c.Image)
 	}
 	for i := range c.Ports {
 		if c.Ports[i].Protocol == "" {
 			c.Ports[i].Protocol = corev1.ProtocolTCP
 		}
 	}
+}
+
+// imagePullPolicy is kube's default pull policy of an image: Always for
+// :latest or no tag (without a digest), IfNotPresent otherwise.
+func imagePullPolicy(img string) corev1.PullPolicy {
+	if !strings.Contains(img[strings.LastIndex(img, "/")+1:], ":") || strings.HasSuffix(img, ":latest") {
+		if !strings.Contains(img, "@") {
+			return corev1.PullAlways
+		}
+	}
+	return corev1.PullIfNotPresent
 }
 
 func defaultInt32(p *int32, v int32) *int32 {

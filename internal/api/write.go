@@ -110,6 +110,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		return nil, badRequest("the object has no metadata: %v", err)
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	if err := s.admitPodCreate(ctx, q, obj); err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		o := obj.DeepCopyObject()
 		om, err := s.admitCreate(q, o)
