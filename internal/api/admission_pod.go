@@ -44,6 +44,9 @@ const (
 // (kube tries 10 times, 100-200ms apart).
 const defaultServiceAccountAttempts = 10
 
+// priorityClassesKey is where the store keeps PriorityClasses.
+const priorityClassesKey = "priorityclasses.scheduling.k8s.io"
+
 // admitPodCreate runs the pod admission plugins on a new pod of q.
 func (s *Server) admitPodCreate(ctx context.Context, q *request, obj runtime.Object) error {
 	pod, ok := obj.(*corev1.Pod)
@@ -348,7 +351,7 @@ func (s *Server) admitPriority(ctx context.Context, pod *corev1.Pod) error {
 			}
 		}
 	} else {
-		o, _, err := s.store.Get(ctx, kv.Key{Resource: "priorityclasses", Name: name}, false)
+		o, _, err := s.store.Get(ctx, kv.Key{Resource: priorityClassesKey, Name: name}, false)
 		if errors.Is(err, kv.ErrNotFound) {
 			return podForbidden(pod, fmt.Errorf("no PriorityClass with name %v was found", name))
 		}
@@ -375,7 +378,7 @@ func (s *Server) admitPriority(ctx context.Context, pod *corev1.Pod) error {
 // defaultPriorityClass returns the global default PriorityClass with the
 // lowest value, or nil.
 func (s *Server) defaultPriorityClass(ctx context.Context) (*schedulingv1.PriorityClass, error) {
-	l, err := s.store.List(ctx, "priorityclasses", "", false)
+	l, err := s.store.List(ctx, priorityClassesKey, "", false)
 	if err != nil {
 		return nil, err
 	}
