@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -116,11 +117,30 @@ func prepareService(obj runtime.Object) {
 	}
 }
 
-// randomClusterIP picks an address in 10.96.0.0/12, kube's default range.
+// randomClusterIP picks an address in 10.96.0.0/12, kube's default range,
+// other than the kubernetes Service's.
 func randomClusterIP() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("10.%d.%d.%d", 96+b[0]%16, b[1], 1+b[2]%254)
+	for {
+		var b [3]byte
+		rand.Read(b[:])
+		if ip := fmt.Sprintf("10.%d.%d.%d", 96+b[0]%16, b[1], 1+b[2]%254); ip != kubernetesServiceIP {
+			return ip
+		}
+	}
+}
+
+// kubernetesServiceIP is the first address of the service range: the
+// default/kubernetes Service's (its controller's
+// kubernetesservice.Config.ServiceIP), which no other Service gets.
+const kubernetesServiceIP = "10.96.0.1"
+
+// takesKubernetesServiceIP reports whether svc, other than
+// default/kubernetes, asks for the kubernetes Service's address.
+func takesKubernetesServiceIP(svc *corev1.Service) bool {
+	if svc.Namespace == "default" && svc.Name == "kubernetes" {
+		return false
+	}
+	return svc.Spec.ClusterIP == kubernetesServiceIP || slices.Contains(svc.Spec.ClusterIPs, kubernetesServiceIP)
 }
 
 // defaultPod is SetDefaults_Pod and SetDefaults_PodSpec.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/controllers/kubernetesservice"
 )
 
 // Config configures the controllers. Start from DefaultConfig.
@@ -79,6 +81,9 @@ type Options struct {
 	Resources Resources
 	// RootCA is the cluster CA certificate (PEM) the root CA publisher puts in every namespace.
 	RootCA []byte
+	// Members lists the members for the default/kubernetes Service's
+	// endpoints (nil: that controller does not run).
+	Members kubernetesservice.Members
 	// Metrics is the member's registry (nil: no metrics).
 	Metrics prometheus.Registerer
 	Logger  *slog.Logger

@@ -55,7 +55,7 @@ func (m *Manager) lead(ctx context.Context) {
 	kc := kit.NewContext(ctx, m.opts.Store, &m.stats.resyncs, m.metrics.queues, m.restConfig, m.log)
 	var typed, disabled []kit.Controller
 	all := append(workloads(kc, m.opts.Config), scheduling(kc, m.opts.Config, m.metrics.scheduler)...)
-	for _, c := range append(all, cluster(kc, m.opts.Config, m.opts.Resources, m.opts.RootCA, m.restConfig)...) {
+	for _, c := range append(all, cluster(kc, m.opts.Config, m.opts.Resources, m.opts.RootCA, m.restConfig, m.opts.Members)...) {
 		if slices.Contains(m.opts.Config.Disabled, c.Name()) {
 			disabled = append(disabled, c)
 		} else {

@@ -233,7 +233,7 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}
 	if m.ctrl, err = controllers.New(controllers.Options{Config: cfg.Controllers, Store: m.store,
 		Leadership: m.store, API: m.api.LocalOnly(), Token: sec.Token, Resources: m.servedResources,
-		RootCA: sec.CACert, Metrics: m.metrics, Logger: m.log}); err != nil {
+		RootCA: sec.CACert, Members: apiMembers{m.store}, Metrics: m.metrics, Logger: m.log}); err != nil {
 		return nil, err
 	}
 	bctx, cancel := context.WithCancel(context.Background())
