@@ -14,8 +14,8 @@ func TestServing(t *testing.T) {
 		{APIURL: "https://10.0.0.2:6443", LastReport: now.Add(-time.Second)},
 		{APIURL: "https://10.0.0.3:6443", LastReport: now.Add(-time.Minute)}, // stopped
 		{APIURL: "https://10.0.0.4:6443"},                                    // not reported yet
-		{APIURL: "https://api.example:6443", Self: false, LastReport: now},  // not an IP
-		{APIURL: ""},                                                        // not recorded yet
+		{APIURL: "https://api.example:6443", Self: false, LastReport: now},   // not an IP
+		{APIURL: ""}, // not recorded yet
 		{APIURL: "https://[fd00::1]:7443", LastReport: now},
 	}
 	young := serving(ms, now, now.Add(-time.Second), ttl)
