@@ -47,12 +47,41 @@ const defaultServiceAccountAttempts = 10
 // priorityClassesKey is where the store keeps PriorityClasses.
 const priorityClassesKey = "priorityclasses.scheduling.k8s.io"
 
-// admitPodCreate runs the pod admission plugins on a new pod of q.
-func (s *Server) admitPodCreate(ctx context.Context, q *request, obj runtime.Object) error {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok || q.subresource != "" {
+// admitCreateFromStore runs the create-time admission plugins that read
+// other objects: the pod plugins on a new pod, the Priority plugin's
+// single-default check on a new PriorityClass.
+func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runtime.Object) error {
+	if q.subresource != "" {
 		return nil
 	}
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return s.admitPodCreate(ctx, q, o)
+	case *schedulingv1.PriorityClass:
+		return s.admitPriorityClassCreate(ctx, o)
+	}
+	return nil
+}
+
+// admitPriorityClassCreate refuses a second global default class (kube's
+// Priority plugin).
+func (s *Server) admitPriorityClassCreate(ctx context.Context, pc *schedulingv1.PriorityClass) error {
+	if !pc.GlobalDefault {
+		return nil
+	}
+	dpc, err := s.defaultPriorityClass(ctx)
+	if err != nil {
+		return fmt.Errorf("failed to get default priority class: %v", err)
+	}
+	if dpc != nil {
+		return apierrors.NewForbidden(schedulingv1.Resource("priorityclasses"), pc.Name,
+			fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", dpc.Name))
+	}
+	return nil
+}
+
+// admitPodCreate runs the pod admission plugins on a new pod of q.
+func (s *Server) admitPodCreate(ctx context.Context, q *request, pod *corev1.Pod) error {
 	if err := s.admitServiceAccount(ctx, q, pod); err != nil {
 		return err
 	}

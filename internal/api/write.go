@@ -110,7 +110,7 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		return nil, badRequest("the object has no metadata: %v", err)
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
-	if err := s.admitPodCreate(ctx, q, obj); err != nil {
+	if err := s.admitCreateFromStore(ctx, q, obj); err != nil {
 		return nil, err
 	}
 	for attempt := 1; ; attempt++ {

@@ -237,6 +237,11 @@ func TestPodDefaultsAndAdmission(t *testing.T) {
 		if got.Spec.PriorityClassName != "house" || *got.Spec.Priority != 1000 || *got.Spec.PreemptionPolicy != never {
 			t.Errorf("with a default class: %q %v %v", got.Spec.PriorityClassName, *got.Spec.Priority, *got.Spec.PreemptionPolicy)
 		}
+		second := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "second"}, Value: 5, GlobalDefault: true}
+		_, err = cs.SchedulingV1().PriorityClasses().Create(ctx, second, metav1.CreateOptions{})
+		if msg := `priorityclasses.scheduling.k8s.io "second" is forbidden: PriorityClass house is already marked as default. Only one default can exist`; !apierrors.IsForbidden(err) || err.Error() != msg {
+			t.Errorf("a second default class: %v, want 403 %q", err, msg)
+		}
 		bad := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical2"}, Value: 1}
 		if _, err := cs.SchedulingV1().PriorityClasses().Create(ctx, bad, metav1.CreateOptions{}); !apierrors.IsInvalid(err) {
 			t.Errorf("unknown system- class: %v, want 422", err)
