@@ -129,5 +129,26 @@ func TestKubernetesService(t *testing.T) {
 		t.Fatal(err)
 	}
 	membertest.Eventually(t, 15*time.Second, listed(hostPorts(c, 0, 1, 2)))
+
+	// Nothing changes: nothing is written (several intervals later, the
+	// same resourceVersions).
+	rvs := func() string {
+		svc, err1 := cs.CoreV1().Services("default").Get(ctx, "kubernetes", metav1.GetOptions{})
+		ep, err2 := cs.CoreV1().Endpoints("default").Get(ctx, "kubernetes", metav1.GetOptions{})
+		sl, err3 := cs.DiscoveryV1().EndpointSlices("default").List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=kubernetes"})
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatal(err1, err2, err3)
+		}
+		out := svc.ResourceVersion + " " + ep.ResourceVersion
+		for _, s := range sl.Items {
+			out += " " + s.ResourceVersion
+		}
+		return out
+	}
+	before := rvs()
+	time.Sleep(time.Second) // 5 intervals: a write would show
+	if after := rvs(); after != before {
+		t.Errorf("resourceVersions went from %s to %s with no member change", before, after)
+	}
 	c.SameObjects(ctx, "/api/v1/services", "/api/v1/endpoints", "/apis/discovery.k8s.io/v1/endpointslices")
 }
