@@ -10,8 +10,10 @@
 //     (simnode: Nodes, their Leases and the pods bound to them, like KWOK)
 //     and node lifecycle;
 //   - cluster: namespace, endpoint and endpointslice, pvc-/pv-protection,
-//     serviceaccount (the "default" ServiceAccount of every namespace) and
-//     root-ca-cert-publisher (kube-root-ca.crt in every namespace).
+//     serviceaccount (the "default" ServiceAccount of every namespace),
+//     root-ca-cert-publisher (kube-root-ca.crt in every namespace) and
+//     kubernetes-service (default/kubernetes and its endpoints: the
+//     members' API addresses, from Options.Members).
 //
 // The typed controllers share one term's kit.Context: client-go
 // SharedIndexInformers over the local change feed, in-process clientsets and
