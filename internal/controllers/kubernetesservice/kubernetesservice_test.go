@@ -56,7 +56,8 @@ func hostPorts(c *membertest.Cluster, idx ...int) []string {
 }
 
 // The kubernetes Service of a 3-member cluster lists the three members'
-// API addresses; a stopped member drops out, a restarted one comes back;
+// API addresses; a stopped member (follower or leader) drops out, a
+// restarted one comes back;
 // a deleted Endpoints comes back; no other Service gets its ClusterIP.
 func TestKubernetesService(t *testing.T) {
 	c := membertest.StartCluster(t, 3, func(cfg *member.Config) {
@@ -122,6 +123,22 @@ func TestKubernetesService(t *testing.T) {
 	}
 	membertest.Eventually(t, 15*time.Second, listed(hostPorts(c, rest...)))
 	c.Restart(f)
+	membertest.Eventually(t, 15*time.Second, listed(hostPorts(c, 0, 1, 2)))
+
+	// The leader leaves: the next leader takes over and drops it.
+	l := c.WaitLeader()
+	c.Stop(l)
+	rest = rest[:0]
+	for i := range 3 {
+		if i != l {
+			rest = append(rest, i)
+		}
+	}
+	rc = c.RESTConfig(rest[0])
+	rc.WrapTransport = membertest.RetryUnavailable
+	cs = kubernetes.NewForConfigOrDie(rc)
+	membertest.Eventually(t, 20*time.Second, listed(hostPorts(c, rest...)))
+	c.Restart(l)
 	membertest.Eventually(t, 15*time.Second, listed(hostPorts(c, 0, 1, 2)))
 
 	// Deleted, the Endpoints come back.
