@@ -95,7 +95,12 @@ func (c *controller) reconcile(ctx context.Context, termStart time.Time) error {
 	}
 	eps := serving(ms, c.now(), termStart, c.cfg.MemberTTL)
 	if len(eps) == 0 {
-		return nil // never erase every endpoint
+		// No IP address to list (members advertise names): the Service
+		// still exists; never erase every endpoint.
+		if port, ok := selfPort(ms); ok {
+			return c.ensureService(ctx, port)
+		}
+		return nil
 	}
 	gs := groups(eps)
 	return errors.Join(c.ensureService(ctx, gs[0].port), c.ensureEndpoints(ctx, gs), c.ensureSlices(ctx, gs))

@@ -20,8 +20,8 @@
 // kubernetes.io/service-name=kubernetes only, no managed-by, as kube's
 // endpoints adapter writes it) mirrors the first subset; further port
 // groups get a slice "kubernetes-<port>" each. Addresses that are not IP
-// literals are left out (Endpoints hold IPs). With no serving member
-// known nothing is written (kube refuses to erase every endpoint).
+// literals are left out (Endpoints hold IPs). With no such address known
+// only the Service is kept (kube refuses to erase every endpoint).
 //
 // The controller runs on the leader only (a kit.Controller of the term):
 // it reconciles every Config.Interval and whenever one of those objects

@@ -71,6 +71,22 @@ func serving(ms []Member, now, termStart time.Time, ttl time.Duration) []endpoin
 	return out
 }
 
+// selfPort is the API port of the member running the controller.
+func selfPort(ms []Member) (int32, bool) {
+	for _, m := range ms {
+		if !m.Self {
+			continue
+		}
+		u, err := url.Parse(m.APIURL)
+		if err != nil {
+			return 0, false
+		}
+		port, err := strconv.ParseUint(u.Port(), 10, 16)
+		return int32(port), err == nil && port > 0
+	}
+	return 0, false
+}
+
 func parseEndpoint(apiURL string) (endpoint, bool) {
 	u, err := url.Parse(apiURL)
 	if err != nil {

@@ -30,6 +30,16 @@ func TestServing(t *testing.T) {
 	}
 }
 
+func TestSelfPort(t *testing.T) {
+	ms := []Member{{APIURL: "https://m1.example:7443"}, {APIURL: "https://m0.example:6443", Self: true}}
+	if p, ok := selfPort(ms); !ok || p != 6443 {
+		t.Errorf("selfPort = %d %v, want 6443", p, ok)
+	}
+	if _, ok := selfPort(ms[:1]); ok {
+		t.Error("selfPort without self")
+	}
+}
+
 func TestGroupsAndObjects(t *testing.T) {
 	gs := groups([]endpoint{{"10.0.0.9", 7000}, {"10.0.0.2", 6443}, {"10.0.0.1", 6443}, {"fd00::1", 8000}})
 	want := []group{{6443, []string{"10.0.0.1", "10.0.0.2"}}, {7000, []string{"10.0.0.9"}}, {8000, []string{"fd00::1"}}}
