@@ -12,6 +12,9 @@ type Config struct {
 	// of the service range (the API's is 10.96.0.0/12, and it reserves
 	// 10.96.0.1 for this Service).
 	ServiceIP string
+	// ServiceCIDR is the service range, the spec of the default
+	// ServiceCIDR "kubernetes" (kube's --service-cluster-ip-range).
+	ServiceCIDR string
 	// Interval is how often the member list is compared with the
 	// Endpoints (kube reconciles every 10 s).
 	Interval time.Duration
@@ -22,13 +25,16 @@ type Config struct {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{ServiceIP: "10.96.0.1", Interval: time.Second, MemberTTL: 5 * time.Second}
+	return Config{ServiceIP: "10.96.0.1", ServiceCIDR: "10.96.0.0/12", Interval: time.Second, MemberTTL: 5 * time.Second}
 }
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
 	if _, err := netip.ParseAddr(c.ServiceIP); err != nil {
 		return errors.New("kubernetesservice: ServiceIP must be an IP address")
+	}
+	if p, err := netip.ParsePrefix(c.ServiceCIDR); err != nil || !p.Contains(netip.MustParseAddr(c.ServiceIP)) {
+		return errors.New("kubernetesservice: ServiceCIDR must be a CIDR holding ServiceIP")
 	}
 	if c.Interval <= 0 || c.MemberTTL <= 0 {
 		return errors.New("kubernetesservice: Interval and MemberTTL must be positive")

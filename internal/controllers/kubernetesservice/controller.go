@@ -8,8 +8,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
@@ -24,8 +26,12 @@ import (
 // suffix).
 const Name = "kubernetes-service"
 
-// fieldManager is the manager kube records for these objects.
-const fieldManager = "kube-apiserver"
+// fieldManager is the manager kube records for these objects;
+// serviceCIDRManager kube's for the default ServiceCIDR.
+const (
+	fieldManager       = "kube-apiserver"
+	serviceCIDRManager = "kubernetes-service-cidr-controller"
+)
 
 type controller struct {
 	cfg       Config
@@ -37,6 +43,7 @@ type controller struct {
 	log       *slog.Logger
 	kick      chan struct{} // buffered 1: something changed, reconcile now
 	now       func() time.Time
+	cidrDone  bool // the default ServiceCIDR was ensured in this term (Run's goroutine only)
 }
 
 // New returns the controller of the term of kc.
@@ -76,6 +83,13 @@ func (c *controller) Run(ctx context.Context) {
 	for {
 		if err := c.reconcile(ctx, start); err != nil && ctx.Err() == nil {
 			c.log.Warn("reconciling the kubernetes Service", "err", err)
+		}
+		if !c.cidrDone {
+			err := c.ensureServiceCIDR(ctx)
+			c.cidrDone = err == nil
+			if err != nil && ctx.Err() == nil {
+				c.log.Warn("creating the default ServiceCIDR", "err", err)
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -223,5 +237,31 @@ func ignoreExists(err error) error {
 	if apierrors.IsAlreadyExists(err) {
 		return nil
 	}
+	return err
+}
+
+// ensureServiceCIDR creates the default ServiceCIDR "kubernetes" (the
+// service range) when missing and marks it Ready, as kube-apiserver's
+// default ServiceCIDR controller does; one that exists is left as it is
+// but for a missing Ready condition.
+func (c *controller) ensureServiceCIDR(ctx context.Context) error {
+	api := c.client.NetworkingV1().ServiceCIDRs()
+	sc, err := api.Get(ctx, ServiceName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		sc, err = api.Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: ServiceName},
+			Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{c.cfg.ServiceCIDR}}},
+			metav1.CreateOptions{FieldManager: serviceCIDRManager})
+	}
+	if err != nil {
+		return err
+	}
+	if cond := apimeta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady); cond != nil &&
+		cond.Status != metav1.ConditionUnknown {
+		return nil
+	}
+	sc = sc.DeepCopy()
+	apimeta.SetStatusCondition(&sc.Status.Conditions, metav1.Condition{Type: networkingv1.ServiceCIDRConditionReady,
+		Status: metav1.ConditionTrue, Message: "Kubernetes default Service CIDR is ready", LastTransitionTime: metav1.NewTime(c.now())})
+	_, err = api.UpdateStatus(ctx, sc, metav1.UpdateOptions{FieldManager: serviceCIDRManager})
 	return err
 }

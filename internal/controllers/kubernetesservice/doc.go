@@ -23,6 +23,9 @@
 // literals are left out (Endpoints hold IPs). With no such address known
 // only the Service is kept (kube refuses to erase every endpoint).
 //
+// It also creates the default ServiceCIDR "kubernetes" (Config.ServiceCIDR,
+// condition Ready), as kube-apiserver does, once per term when missing.
+//
 // The controller runs on the leader only (a kit.Controller of the term):
 // it reconciles every Config.Interval and whenever one of those objects
 // changes; its writes carry the field manager "kube-apiserver", kube's.

@@ -104,6 +104,19 @@ func TestKubernetesService(t *testing.T) {
 		t.Errorf("EndpointSlice kubernetes %+v %v: want the service-name label only, ready endpoints", sl, err)
 	}
 
+	// The default ServiceCIDR holds the range, Ready.
+	membertest.Eventually(t, 10*time.Second, func() error {
+		sc, err := cs.NetworkingV1().ServiceCIDRs().Get(ctx, "kubernetes", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(sc.Spec.CIDRs, []string{"10.96.0.0/12"}) || len(sc.Status.Conditions) != 1 ||
+			sc.Status.Conditions[0].Type != "Ready" || sc.Status.Conditions[0].Status != metav1.ConditionTrue {
+			return fmt.Errorf("default ServiceCIDR %+v", sc)
+		}
+		return nil
+	})
+
 	// No other Service gets 10.96.0.1.
 	other := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "thief"}, Spec: corev1.ServiceSpec{
 		ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Port: 80}}}}
