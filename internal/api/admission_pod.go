@@ -40,9 +40,10 @@ const (
 )
 
 // defaultServiceAccountAttempts bounds the lookups of a missing "default"
-// ServiceAccount, which its controller creates right after the namespace
-// (kube tries 10 times, 100-200ms apart).
-const defaultServiceAccountAttempts = 10
+// ServiceAccount, which its controller creates right after the namespace:
+// kube tries 10 times, 100-200ms apart; litek8s allows 20 (about 3 s), as
+// its controller shares the leader's CPU with the request.
+const defaultServiceAccountAttempts = 20
 
 // priorityClassesKey is where the store keeps PriorityClasses.
 const priorityClassesKey = "priorityclasses.scheduling.k8s.io"
