@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -116,17 +117,38 @@ func prepareService(obj runtime.Object) {
 	}
 }
 
-// randomClusterIP picks an address in 10.96.0.0/12, kube's default range.
+// randomClusterIP picks an address in 10.96.0.0/12, kube's default range,
+// other than the kubernetes Service's.
 func randomClusterIP() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("10.%d.%d.%d", 96+b[0]%16, b[1], 1+b[2]%254)
+	for {
+		var b [3]byte
+		rand.Read(b[:])
+		if ip := fmt.Sprintf("10.%d.%d.%d", 96+b[0]%16, b[1], 1+b[2]%254); ip != kubernetesServiceIP {
+			return ip
+		}
+	}
+}
+
+// kubernetesServiceIP is the first address of the service range: the
+// default/kubernetes Service's (its controller's
+// kubernetesservice.Config.ServiceIP), which no other Service gets.
+const kubernetesServiceIP = "10.96.0.1"
+
+// takesKubernetesServiceIP reports whether svc, other than
+// default/kubernetes, asks for the kubernetes Service's address.
+func takesKubernetesServiceIP(svc *corev1.Service) bool {
+	if svc.Namespace == "default" && svc.Name == "kubernetes" {
+		return false
+	}
+	return svc.Spec.ClusterIP == kubernetesServiceIP || slices.Contains(svc.Spec.ClusterIPs, kubernetesServiceIP)
 }
 
 // defaultPod is SetDefaults_Pod and SetDefaults_PodSpec.
 func defaultPod(obj runtime.Object) {
 	pod := obj.(*corev1.Pod)
+	defaultPodOnly(&pod.Spec)
 	defaultPodSpec(&pod.Spec)
+	defaultPodStatusIPs(&pod.Status)
 	if pod.Spec.EnableServiceLinks == nil {
 		t := corev1.DefaultEnableServiceLinks
 		pod.Spec.EnableServiceLinks = &t
@@ -139,6 +161,7 @@ func preparePod(obj runtime.Object) {
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = corev1.PodPending
 	}
+	pod.Status.QOSClass = podQOS(&pod.Spec)
 }
 
 func prepareDeployment(obj runtime.Object) {
@@ -196,6 +219,7 @@ func defaultPodSpec(sp *corev1.PodSpec) {
 	for i := range sp.Containers {
 		defaultContainer(&sp.Containers[i])
 	}
+	defaultPodSpecParts(sp)
 }
 
 func defaultContainer(c *corev1.Container) {
@@ -206,18 +230,24 @@ func defaultContainer(c *corev1.Container) {
 		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
 	}
 	if c.ImagePullPolicy == "" {
-		c.ImagePullPolicy = corev1.PullIfNotPresent
-		if img := c.Image; !strings.Contains(img[strings.LastIndex(img, "/")+1:], ":") || strings.HasSuffix(img, ":latest") {
-			if !strings.Contains(img, "@") {
-				c.ImagePullPolicy = corev1.PullAlways
-			}
-		}
+		c.ImagePullPolicy = imagePullPolicy(c.Image)
 	}
 	for i := range c.Ports {
 		if c.Ports[i].Protocol == "" {
 			c.Ports[i].Protocol = corev1.ProtocolTCP
 		}
 	}
+}
+
+// imagePullPolicy is kube's default pull policy of an image: Always for
+// :latest or no tag (without a digest), IfNotPresent otherwise.
+func imagePullPolicy(img string) corev1.PullPolicy {
+	if !strings.Contains(img[strings.LastIndex(img, "/")+1:], ":") || strings.HasSuffix(img, ":latest") {
+		if !strings.Contains(img, "@") {
+			return corev1.PullAlways
+		}
+	}
+	return corev1.PullIfNotPresent
 }
 
 func defaultInt32(p *int32, v int32) *int32 {

@@ -1,6 +1,7 @@
 // Package api is litek8s's HTTP surface: routing, the resource registry,
 // get/list/watch/create/update/delete, Tables, admission (names, defaults,
-// uid and timestamps), bearer-token authentication, write forwarding to the
+// uid and timestamps; kube's pod admission plugins ServiceAccount,
+// DefaultTolerationSeconds and Priority in admission_pod.go), bearer-token authentication, write forwarding to the
 // leader and Kubernetes Status errors. Discovery, OpenAPI and the Table
 // printers live in its subpackages. The write path (write.go) covers
 // patches of every type and server-side apply with managedFields

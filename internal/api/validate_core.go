@@ -127,6 +127,10 @@ func validateSecret(obj, old runtime.Object) field.ErrorList {
 func validateService(obj, old runtime.Object) field.ErrorList {
 	svc := obj.(*corev1.Service)
 	prev, ok := old.(*corev1.Service)
+	if !ok && takesKubernetesServiceIP(svc) {
+		return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), svc.Spec.ClusterIPs,
+			"failed to allocate IP "+kubernetesServiceIP+": provided IP is already allocated")}
+	}
 	if !ok || svc.Spec.Type == corev1.ServiceTypeExternalName || prev.Spec.Type == corev1.ServiceTypeExternalName ||
 		(isHeadless(svc) && isHeadless(prev)) || len(svc.Spec.ClusterIPs) == 0 {
 		return nil

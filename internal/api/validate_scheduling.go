@@ -16,8 +16,9 @@ import (
 const highestUserPriority = 1000000000
 
 // validatePriorityClass: user classes stay at or below 1e9 and may not
-// take the system- prefix (litek8s creates no system classes); the value
-// and preemption policy never change.
+// take the system- prefix unless they are one of the system classes
+// exactly (systemPriorityClasses); the value and preemption policy never
+// change.
 func validatePriorityClass(obj, old runtime.Object) field.ErrorList {
 	pc := obj.(*schedulingv1.PriorityClass)
 	var errs field.ErrorList
@@ -30,9 +31,10 @@ func validatePriorityClass(obj, old runtime.Object) field.ErrorList {
 	}
 	switch {
 	case strings.HasPrefix(pc.Name, "system-"):
-		errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"),
-			"priority class names with 'system-' prefix are reserved for system use only. error: "+
-				fmt.Sprintf("%v is not a known system priority class", pc.Name)))
+		if err := knownSystemPriorityClass(pc); err != nil {
+			errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"),
+				"priority class names with 'system-' prefix are reserved for system use only. error: "+err.Error()))
+		}
 	case pc.Value > highestUserPriority:
 		errs = append(errs, field.Forbidden(field.NewPath("value"),
 			fmt.Sprintf("maximum allowed value of a user defined priority is %v", highestUserPriority)))

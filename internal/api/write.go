@@ -110,6 +110,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		return nil, badRequest("the object has no metadata: %v", err)
 	}
 	generated := m.GetName() == "" && m.GetGenerateName() != ""
+	if err := s.admitCreateFromStore(ctx, q, obj); err != nil {
+		return nil, err
+	}
 	if err := s.admitWriter(ctx, q, obj, nil); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/controllers/csr"
+	"github.com/litek8s/litek8s/internal/controllers/kubernetesservice"
 )
 
 // Config configures the controllers. Start from DefaultConfig.
@@ -88,6 +89,9 @@ type Options struct {
 	// CAKey is the cluster CA's key (PEM), with which the CSR signer
 	// signs; empty: CSRs are not signed.
 	CAKey []byte
+	// Members lists the members for the default/kubernetes Service's
+	// endpoints (nil: that controller does not run).
+	Members kubernetesservice.Members
 	// Metrics is the member's registry (nil: no metrics).
 	Metrics prometheus.Registerer
 	Logger  *slog.Logger

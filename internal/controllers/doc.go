@@ -10,8 +10,10 @@
 //     (simnode: Nodes, their Leases and the pods bound to them, like KWOK)
 //     and node lifecycle;
 //   - cluster: namespace, endpoint and endpointslice, pvc-/pv-protection,
-//     serviceaccount (the "default" ServiceAccount of every namespace) and
-//     root-ca-cert-publisher (kube-root-ca.crt in every namespace);
+//     serviceaccount (the "default" ServiceAccount of every namespace),
+//     root-ca-cert-publisher (kube-root-ca.crt in every namespace) and
+//     kubernetes-service (default/kubernetes and its endpoints: the
+//     members' API addresses, from Options.Members);
 //   - certificates: csrapproving (kubelet client CSRs) and csrsigning
 //     (approved CSRs signed with the cluster CA), in csr/.
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/litek8s/litek8s/internal/controllers/endpoints"
 	"github.com/litek8s/litek8s/internal/controllers/kit"
+	"github.com/litek8s/litek8s/internal/controllers/kubernetesservice"
 	"github.com/litek8s/litek8s/internal/controllers/namespace"
 	"github.com/litek8s/litek8s/internal/controllers/rootca"
 	"github.com/litek8s/litek8s/internal/controllers/serviceaccount"
@@ -17,17 +18,20 @@ import (
 )
 
 // cluster builds the term's namespace, endpoints/endpointslices, volume
-// protection, service account and root CA publisher controllers.
+// protection, service account and root CA publisher controllers, and the
+// default/kubernetes Service's when members is set.
 // resources lists the served resources (the namespace controller deletes
 // the objects of every namespaced one); rootCA is the cluster CA
 // certificate (PEM) published in every namespace; restConfig is a
-// controller's in-process client configuration.
-func cluster(kc *kit.Context, cfg Config, resources Resources, rootCA []byte, restConfig func(string) *rest.Config) []kit.Controller {
+// controller's in-process client configuration; members lists the
+// members whose API addresses the kubernetes Service lists.
+func cluster(kc *kit.Context, cfg Config, resources Resources, rootCA []byte, restConfig func(string) *rest.Config,
+	members kubernetesservice.Members) []kit.Controller {
 	dyn, err := dynamic.NewForConfig(restConfig(namespace.Name))
 	if err != nil { // only a malformed rest.Config fails, and ours is fixed
 		panic("controllers: namespace controller client: " + err.Error())
 	}
-	return []kit.Controller{
+	out := []kit.Controller{
 		namespace.New(kc, cfg.Cluster.Namespace, namespacedResources(resources), dyn),
 		endpoints.New(kc, cfg.Cluster.Endpoints),
 		endpoints.NewSlices(kc, cfg.Cluster.Endpoints),
@@ -36,6 +40,10 @@ func cluster(kc *kit.Context, cfg Config, resources Resources, rootCA []byte, re
 		serviceaccount.New(kc, cfg.Cluster.ServiceAccount),
 		rootca.New(kc, cfg.Cluster.RootCA, rootCA),
 	}
+	if members != nil {
+		out = append(out, kubernetesservice.New(kc, cfg.Cluster.KubernetesService, members))
+	}
+	return out
 }
 
 // namespacedResources adapts resources to what the namespace controller
@@ -66,15 +74,18 @@ type ClusterConfig struct {
 	// RootCA configures the root CA publisher (kube-root-ca.crt in every
 	// namespace).
 	RootCA rootca.Config
+	// KubernetesService configures the default/kubernetes Service's
+	// controller.
+	KubernetesService kubernetesservice.Config
 }
 
 func defaultCluster() ClusterConfig {
 	return ClusterConfig{Namespace: namespace.DefaultConfig(), Endpoints: endpoints.DefaultConfig(),
 		VolumeProtection: volumeprotection.DefaultConfig(), ServiceAccount: serviceaccount.DefaultConfig(),
-		RootCA: rootca.DefaultConfig()}
+		RootCA: rootca.DefaultConfig(), KubernetesService: kubernetesservice.DefaultConfig()}
 }
 
 func (c *ClusterConfig) validate() error {
 	return errors.Join(c.Namespace.Validate(), c.Endpoints.Validate(), c.VolumeProtection.Validate(),
-		c.ServiceAccount.Validate(), c.RootCA.Validate())
+		c.ServiceAccount.Validate(), c.RootCA.Validate(), c.KubernetesService.Validate())
 }

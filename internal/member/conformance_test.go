@@ -25,18 +25,6 @@ import (
 // it get ours instead.
 const goldenCMUID = "ccbf0abb-dd04-4834-828b-5613702f3470"
 
-// podAdmissionNotYet are the fields kube's Pod admission and SetDefaults_Pod
-// add that litek8s does not yet (issue 3: Pod defaults beyond defaults.go):
-// the kube-api-access projected volume and its mount and
-// serviceAccountName/serviceAccount (ServiceAccount admission), the
-// not-ready/unreachable NoExecute tolerations (DefaultTolerationSeconds;
-// the golden pod's own toleration is index 0 and is compared), priority and
-// preemptionPolicy (Priority admission), enableServiceLinks and
-// status.qosClass.
-var podAdmissionNotYet = []string{"spec.volumes", "spec.containers.*.volumeMounts", "spec.serviceAccountName",
-	"spec.serviceAccount", "spec.tolerations.2", "spec.tolerations.1", "spec.priority", "spec.enableServiceLinks",
-	"spec.preemptionPolicy", "status.qosClass"}
-
 func (g *goldenClient) run(t *testing.T, ex exchange, opt cmpOpts) {
 	t.Helper()
 	t.Run(strings.TrimSuffix(path.Base(ex.golden), path.Ext(ex.golden)), func(t *testing.T) {
@@ -124,7 +112,7 @@ func TestConformanceObjects(t *testing.T) {
 	g.run(t, exchange{golden: "objects/secret-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/service-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/deployment-post.json"}, cmpOpts{})
-	g.run(t, exchange{golden: "objects/pod-post.json"}, cmpOpts{drop: podAdmissionNotYet})
+	g.run(t, exchange{golden: "objects/pod-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/lease-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/serviceaccount-post.json"}, cmpOpts{})
 	g.run(t, exchange{golden: "objects/event-post.json"}, cmpOpts{})
@@ -179,9 +167,6 @@ func TestConformanceTables(t *testing.T) {
 		`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"golden-pod"},"target":{"kind":"Node","name":"golden-node"}}`)
 	g.run(t, exchange{golden: "tables/pods-table-includeObject-None.json"}, cmpOpts{golden: keepRows("golden-pod")})
 	drop := []string{"rows.*.object.status.conditions"} // the scheduler's PodScheduled condition
-	for _, p := range podAdmissionNotYet {
-		drop = append(drop, "rows.*.object."+p)
-	}
 	g.run(t, exchange{golden: "tables/pods-table-includeObject-Object.json"}, cmpOpts{golden: keepRows("golden-pod"), drop: drop})
 	g.run(t, exchange{golden: "tables/pod-single-table.json"}, cmpOpts{})
 }

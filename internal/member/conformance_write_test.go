@@ -140,7 +140,7 @@ func TestConformancePodGracefulDelete(t *testing.T) {
 	g.setup(t, exchange{golden: "objects/pod-post.json"})
 	g.mustDo(t, "POST", "/api/v1/namespaces/golden/pods/golden-pod/binding",
 		`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"golden-pod"},"target":{"kind":"Node","name":"golden-node"}}`)
-	drop := append([]string{"status.conditions"}, podAdmissionNotYet...)
+	drop := []string{"status.conditions"}
 	start := time.Now()
 	b := g.check(t, exchange{golden: "delete/pod-delete-graceful.json"}, cmpOpts{drop: drop})
 	ts, err := time.Parse(time.RFC3339, metaField(t, b, "deletionTimestamp"))

@@ -549,9 +549,14 @@ func (v *jv) write(b *strings.Builder, nl, ind string) {
 
 var uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
+// apiAccessRE matches the name of a pod's token volume, whose 5-character
+// suffix is random (kube's ServiceAccount admission).
+var apiAccessRE = regexp.MustCompile(`^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$`)
+
 // normalizer replaces what is not deterministic with placeholders, in
 // place: uids (any UUID inside a string), resourceVersions,
 // creationTimestamps, deletionTimestamps, managedFields times, clusterIPs,
+// the suffix of kube-api-access volume names,
 // the rv inside continue tokens, Table Age cells and the cluster CA of
 // kube-root-ca.crt (data "ca.crt", a PEM certificate). managedFields are
 // compared otherwise: litek8s writes them as kube does.
@@ -607,6 +612,10 @@ func (n *normalizer) walk(v *jv, key string) {
 			if s := v.str(); s != "" {
 				*v = *strValue(normalizeContinue(s))
 			}
+			return
+		}
+		if s := v.str(); apiAccessRE.MatchString(s) {
+			*v = *strValue(apiAccessRE.ReplaceAllString(s, "kube-api-access-<suffix>"))
 			return
 		}
 		if s := v.str(); uuidRE.MatchString(s) {

@@ -233,7 +233,7 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}
 	if m.ctrl, err = controllers.New(controllers.Options{Config: cfg.Controllers, Store: m.store,
 		Leadership: m.store, API: m.api.LocalOnly(), Token: sec.Token, Resources: m.servedResources,
-		RootCA: sec.CACert, CAKey: sec.CAKey, Metrics: m.metrics, Logger: m.log}); err != nil {
+		RootCA: sec.CACert, CAKey: sec.CAKey, Members: apiMembers{m.store}, Metrics: m.metrics, Logger: m.log}); err != nil {
 		return nil, err
 	}
 	bctx, cancel := context.WithCancel(context.Background())
@@ -358,9 +358,9 @@ func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) err
 }
 
 // bootstrapNamespaces makes the leader create kube-apiserver's system
-// namespaces (default, kube-system, kube-public, kube-node-lease) and the
-// default RBAC policy (those missing) once; followers leave it to whoever
-// leads.
+// namespaces (default, kube-system, kube-public, kube-node-lease), the
+// default RBAC policy and the system PriorityClasses (those missing)
+// once; followers leave it to whoever leads.
 func (m *Member) bootstrapNamespaces(ctx context.Context) {
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -372,6 +372,9 @@ func (m *Member) bootstrapNamespaces(ctx context.Context) {
 			err := m.api.EnsureNamespaces(ctx, "default", "kube-system", "kube-public", "kube-node-lease")
 			if err == nil {
 				err = m.api.EnsureDefaultPolicy(ctx)
+			}
+			if err == nil {
+				err = m.api.EnsureSystemPriorityClasses(ctx)
 			}
 			if err == nil {
 				return
