@@ -81,8 +81,8 @@ for pid in $(pids_matching "$CONTAINERD_SOCK"); do kill -KILL "$pid" 2>/dev/null
 for pid in $(kubepods_pids); do kill -KILL "$pid" 2>/dev/null; done
 
 log "step 5 ($((SECONDS - T0))s)"
-# 5. The control plane.
-stop 3 kube-apiserver etcd # everything is deleted: no need for a graceful drain
+# 5. The control plane (kube-apiserver and etcd, or the litek8s members).
+stop 3 kube-apiserver etcd litek8s-0 litek8s-1 litek8s-2 # everything is deleted: no need for a graceful drain
 
 log "step 6 ($((SECONDS - T0))s)"
 # 6. Anything else whose command line names our state dir.

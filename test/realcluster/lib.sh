@@ -31,7 +31,8 @@ NODE_NAME=${REALCLUSTER_NODE_NAME:-litek8s-realnode}
 NODE_IP=10.245.0.1
 POD_CIDR=10.244.0.0/24
 POD_GATEWAY=10.244.0.1
-SERVICE_CIDR=10.96.0.0/16
+# kube's default service range (kube-apiserver's and litek8s's).
+SERVICE_CIDR=10.96.0.0/12
 SERVICE_IP=10.96.0.1
 DNS_IP=10.96.0.10
 CLUSTER_DOMAIN=cluster.local
@@ -57,8 +58,13 @@ SYSCTLS=(
 	net.netfilter.nf_conntrack_tcp_be_liberal
 )
 
-# Components in start order; down.sh stops them in reverse.
-COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy provisioner)
+# Components in start order; down.sh stops them in reverse. With
+# `up.sh --litek8s`, three litek8s members (litek8s-0..2) replace etcd,
+# kube-apiserver, kube-controller-manager and kube-scheduler.
+COMPONENTS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler litek8s-0 litek8s-1 litek8s-2 kubelet kube-proxy provisioner)
+# The auth-extra-groups kubeadm gives its node bootstrap tokens; the RBAC
+# bindings up.sh makes (kubeadm's) name it.
+BOOTSTRAP_GROUP=system:bootstrappers:kubeadm:default-node-token
 
 # One cluster per machine: up.sh and down.sh hold this lock while they run,
 # and the Go helper holds it for a whole test (and sets

@@ -7,11 +7,27 @@
 # It waits until a test pod resolves a Service name through CoreDNS and
 # reaches a ClusterIP, then prints "kubeconfig: <path>" as its last line.
 #
+# With --litek8s, three litek8s members built from this checkout (or the
+# binary LITEK8S_NODE_BIN names) replace etcd, kube-apiserver,
+# kube-controller-manager and kube-scheduler; up.sh then waits only until
+# every member is ready and the node components run, and leaves the
+# checks (node Ready, CoreDNS, pods) to TestRealNode.
+#
+# The kubelet joins by TLS bootstrap, as under kubeadm: a bootstrap token
+# Secret in kube-system and kubeadm's RBAC bindings for it.
+#
 # Anything left from an earlier run with the same state dir is removed first
 # (down.sh). See README.md for the environment, the ports and what down.sh
 # cleans.
 set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
+MODE=kube
+for a in "$@"; do
+	case $a in
+	--litek8s) MODE=litek8s ;;
+	*) die "usage: up.sh [--litek8s]" ;;
+	esac
+done
 [[ $EUID -eq 0 ]] || die "must run as root"
 take_lock
 # Keep going if whoever reads our output goes away (e.g. `| head`).
@@ -43,8 +59,20 @@ install_packages() {
 }
 install_packages
 
-mkdir -p "$STATE"/{pids,logs,pki,cni/net.d,cni/ipam,containerd,etcd,kubelet,apiserver,volumes,manifests,pod-logs}
+mkdir -p "$STATE"/{pids,logs,pki,cni/net.d,cni/ipam,containerd,etcd,kubelet,apiserver,volumes,manifests,pod-logs,bin,litek8s}
 chmod 0755 "$STATE"
+echo "$MODE" >"$STATE/mode"
+
+# The litek8s member binary lives under $STATE, so down.sh knows its
+# processes by their command line.
+if [[ $MODE == litek8s ]]; then
+	if [[ -n ${LITEK8S_NODE_BIN:-} ]]; then
+		cp "$LITEK8S_NODE_BIN" "$STATE/bin/litek8s-node"
+	else
+		log "building litek8s node from $(cd "$HERE/../.." && pwd)"
+		(cd "$HERE/../.." && go build -o "$STATE/bin/litek8s-node" ./cmd/node)
+	fi
+fi
 
 # --- sysctls: record, then set what the data path needs ---------------------
 [[ -e /proc/sys/net/bridge ]] || modprobe br_netfilter 2>/dev/null || true
@@ -70,18 +98,51 @@ iptables -t mangle -A "$FWD_CHAIN" -o "$DUMMY" -j DROP
 iptables -t mangle -I FORWARD 1 -j "$FWD_CHAIN"
 
 # --- ports, PKI, kubeconfig ------------------------------------------------
-mapfile -t P < <("$BIN/rctool" ports 10)
+mapfile -t P < <("$BIN/rctool" ports 16)
 APISERVER_PORT=${P[0]} ETCD_PORT=${P[1]} ETCD_PEER_PORT=${P[2]} KUBELET_PORT=${P[3]}
 KUBELET_HEALTHZ_PORT=${P[4]} KCM_PORT=${P[5]} SCHEDULER_PORT=${P[6]}
 PROXY_HEALTHZ_PORT=${P[7]} PROXY_METRICS_PORT=${P[8]} ETCD_METRICS_PORT=${P[9]}
-# The apiserver listens on the node IP only (local, on the sink interface):
-# reachable from the host and, through the kubernetes Service, from pods;
-# not on the machine's own address.
+# litek8s members: API ports (on the node IP) and Raft ports (loopback).
+LITEK8S_PORTS=("${P[@]:10:3}") LITEK8S_RAFT_PORTS=("${P[@]:13:3}")
+LITEK8S_URLS=
+if [[ $MODE == litek8s ]]; then
+	# Everything that takes one server URL talks to member 0; pods reach
+	# all three through the kubernetes Service.
+	APISERVER_PORT=${LITEK8S_PORTS[0]}
+	for p in "${LITEK8S_PORTS[@]}"; do LITEK8S_URLS+=${LITEK8S_URLS:+,}https://$NODE_IP:$p; done
+fi
+# The apiserver (each member) listens on the node IP only (local, on the
+# sink interface): reachable from the host and, through the kubernetes
+# Service, from pods; not on the machine's own address.
 APISERVER_URL=https://$NODE_IP:$APISERVER_PORT
 PKI=$STATE/pki
 "$BIN/rctool" pki -dir "$PKI" -node-name "$NODE_NAME" -node-ip "$NODE_IP" \
 	-service-ip "$SERVICE_IP" -server "$APISERVER_URL"
 cp "$PKI/admin.kubeconfig" "$STATE/kubeconfig"
+# An admin kubeconfig per litek8s member: litek8s/m<i>.kubeconfig.
+if [[ $MODE == litek8s ]]; then
+	for i in 0 1 2; do
+		cp "$PKI/admin.kubeconfig" "$STATE/litek8s/m$i.kubeconfig"
+		"$BIN/kubectl" --kubeconfig "$STATE/litek8s/m$i.kubeconfig" config set-cluster realcluster \
+			--server "https://$NODE_IP:${LITEK8S_PORTS[i]}" >/dev/null
+	done
+fi
+
+# TLS bootstrap, as kubeadm sets it up: a bootstrap token <id>.<secret>
+# (its Secret is created once the API answers) and a kubeconfig that
+# carries it; the kubelet asks for its client certificate with a CSR and
+# writes kubelet/kubeconfig.
+h=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+BOOTSTRAP_TOKEN_ID=${h:0:6} BOOTSTRAP_TOKEN_SECRET=${h:6:16}
+BOOTSTRAP_KUBECONFIG=$STATE/kubelet/bootstrap.kubeconfig
+"$BIN/kubectl" --kubeconfig "$BOOTSTRAP_KUBECONFIG" config set-cluster realcluster \
+	--server "$APISERVER_URL" --certificate-authority "$PKI/ca.crt" --embed-certs >/dev/null
+"$BIN/kubectl" --kubeconfig "$BOOTSTRAP_KUBECONFIG" config set-credentials tls-bootstrap-token-user \
+	--token "$BOOTSTRAP_TOKEN_ID.$BOOTSTRAP_TOKEN_SECRET" >/dev/null
+"$BIN/kubectl" --kubeconfig "$BOOTSTRAP_KUBECONFIG" config set-context tls-bootstrap-token-user@realcluster \
+	--cluster realcluster --user tls-bootstrap-token-user >/dev/null
+"$BIN/kubectl" --kubeconfig "$BOOTSTRAP_KUBECONFIG" config use-context tls-bootstrap-token-user@realcluster >/dev/null
+chmod 0600 "$BOOTSTRAP_KUBECONFIG"
 
 # --- configs -----------------------------------------------------------------
 # Pods with dnsPolicy Default (CoreDNS) get this resolv.conf: the bridge
@@ -177,7 +238,7 @@ resolvConf: $STATE/resolv.conf
 maxPods: 200
 podLogsDir: $STATE/pod-logs
 volumePluginDir: $STATE/kubelet/volume-plugins
-rotateCertificates: false
+rotateCertificates: true
 serverTLSBootstrap: false
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
@@ -243,6 +304,7 @@ touch "$STATE/started"
 start containerd env HTTP_PROXY=http://127.0.0.1:1 HTTPS_PROXY=http://127.0.0.1:1 \
 	http_proxy=http://127.0.0.1:1 https_proxy=http://127.0.0.1:1 NO_PROXY= no_proxy= \
 	containerd --config "$C/config.toml"
+if [[ $MODE == kube ]]; then
 start etcd "$BIN/etcd" --name realcluster --data-dir "$STATE/etcd" \
 	--listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
 	--listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
@@ -263,7 +325,25 @@ start kube-apiserver "$BIN/kube-apiserver" \
 	--requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
 	--requestheader-extra-headers-prefix X-Remote-Extra- \
 	--proxy-client-cert-file "$PKI/front-proxy-client.crt" --proxy-client-key-file "$PKI/front-proxy-client.key" \
+	--enable-bootstrap-token-auth \
 	--allow-privileged=true --profiling=false
+else
+	# Three members formed with --bootstrap-expect (as a StatefulSet does),
+	# on the harness CA so every certificate the harness made is valid
+	# there; the serving certificate also names the kubernetes Service.
+	JOIN_TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+	for i in 0 1 2; do
+		peers=
+		for j in 0 1 2; do
+			((j == i)) || peers+=${peers:+,}https://$NODE_IP:${LITEK8S_PORTS[j]}
+		done
+		start "litek8s-$i" "$STATE/bin/litek8s-node" --id "m$i" --data-dir "$STATE/litek8s/m$i" \
+			--api-addr "$NODE_IP:${LITEK8S_PORTS[i]}" --raft-addr "127.0.0.1:${LITEK8S_RAFT_PORTS[i]}" \
+			--bootstrap-expect 3 --peers "$peers" --join-token "$JOIN_TOKEN" \
+			--ca-cert-file "$PKI/ca.crt" --ca-key-file "$PKI/ca.key" \
+			--hostname "$SERVICE_IP,kubernetes,kubernetes.default,kubernetes.default.svc,kubernetes.default.svc.$CLUSTER_DOMAIN"
+	done
+fi
 
 wait_for 30 "containerd" ctr --address "$CONTAINERD_SOCK" version || { alive containerd; exit 1; }
 
@@ -313,6 +393,7 @@ done
 log "images imported"
 
 # --- the rest of the control plane and the node --------------------------------
+if [[ $MODE == kube ]]; then
 wait_for 90 "kube-apiserver /readyz" kctl get --raw /readyz || { alive etcd; alive kube-apiserver; exit 1; }
 log "kube-apiserver ready"
 start kube-controller-manager "$BIN/kube-controller-manager" \
@@ -331,9 +412,76 @@ start kube-scheduler "$BIN/kube-scheduler" \
 	--authentication-kubeconfig "$PKI/scheduler.kubeconfig" \
 	--authorization-kubeconfig "$PKI/scheduler.kubeconfig" \
 	--bind-address 127.0.0.1 --secure-port "$SCHEDULER_PORT" --leader-elect=false --profiling=false
+else
+	for i in 0 1 2; do
+		wait_for 90 "litek8s member $i /readyz" kctl --server "https://$NODE_IP:${LITEK8S_PORTS[i]}" get --raw /readyz ||
+			{ alive litek8s-0; alive litek8s-1; alive litek8s-2; exit 1; }
+	done
+	log "litek8s members ready: $LITEK8S_URLS"
+fi
+
+# What kubeadm creates for the kubelet's TLS bootstrap (kube-apiserver's
+# default RBAC policy has the roles): the token's Secret, who may ask for a
+# node client certificate and whose requests are approved at once.
+expiration=$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)
+cat >"$STATE/manifests/bootstrap.yaml" <<YAML
+apiVersion: v1
+kind: Secret
+metadata:
+  name: bootstrap-token-$BOOTSTRAP_TOKEN_ID
+  namespace: kube-system
+type: bootstrap.kubernetes.io/token
+stringData:
+  description: realcluster kubelet TLS bootstrap
+  token-id: "$BOOTSTRAP_TOKEN_ID"
+  token-secret: "$BOOTSTRAP_TOKEN_SECRET"
+  expiration: "$expiration"
+  usage-bootstrap-authentication: "true"
+  usage-bootstrap-signing: "true"
+  auth-extra-groups: $BOOTSTRAP_GROUP
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "kubeadm:kubelet-bootstrap"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:node-bootstrapper"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: "$BOOTSTRAP_GROUP"}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "kubeadm:get-nodes"}
+rules: [{apiGroups: [""], resources: [nodes], verbs: [get]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "kubeadm:get-nodes"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "kubeadm:get-nodes"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: "$BOOTSTRAP_GROUP"}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "kubeadm:node-autoapprove-bootstrap"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:certificates.k8s.io:certificatesigningrequests:nodeclient"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: "$BOOTSTRAP_GROUP"}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "kubeadm:node-autoapprove-certificate-rotation"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: Group, name: "system:nodes"}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: "kubeadm:apiserver-kubelet-client"}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:kubelet-api-admin"}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: kube-apiserver-kubelet-client}]
+YAML
+wait_for 30 "the bootstrap token and its RBAC" kctl apply -f "$STATE/manifests/bootstrap.yaml" ||
+	kctl apply -f "$STATE/manifests/bootstrap.yaml" >&2 || exit 1
+
 start kubelet "$BIN/kubelet" --config "$STATE/kubelet/config.yaml" \
-	--kubeconfig "$PKI/kubelet-client.kubeconfig" --root-dir "$STATE/kubelet" \
-	--cert-dir "$STATE/kubelet/pki" --hostname-override "$NODE_NAME" --node-ip "$NODE_IP"
+	--bootstrap-kubeconfig "$BOOTSTRAP_KUBECONFIG" --kubeconfig "$STATE/kubelet/kubeconfig" \
+	--root-dir "$STATE/kubelet" --cert-dir "$STATE/kubelet/pki" \
+	--hostname-override "$NODE_NAME" --node-ip "$NODE_IP"
 start kube-proxy "$BIN/kube-proxy" --config "$STATE/kube-proxy.yaml"
 start provisioner "$BIN/rctool" provisioner -kubeconfig "$PKI/admin.kubeconfig" \
 	-dir "$STATE/volumes" -node "$NODE_NAME"
@@ -508,8 +656,13 @@ kctl apply -f "$STATE/manifests/storageclass.yaml" -f "$STATE/manifests/coredns.
 		REALCLUSTER_BIN NODE_NAME NODE_IP POD_CIDR SERVICE_CIDR DNS_IP CLUSTER_DOMAIN STORAGE_CLASS \
 		APISERVER_URL APISERVER_PORT ETCD_PORT ETCD_PEER_PORT ETCD_METRICS_PORT KUBELET_PORT \
 		KUBELET_HEALTHZ_PORT KCM_PORT SCHEDULER_PORT PROXY_HEALTHZ_PORT PROXY_METRICS_PORT \
-		PAUSE_IMAGE COREDNS_IMAGE BUSYBOX_IMAGE; do
+		PAUSE_IMAGE COREDNS_IMAGE BUSYBOX_IMAGE MODE LITEK8S_URLS LITEK8S_PORTS LITEK8S_RAFT_PORTS \
+		BOOTSTRAP_TOKEN_ID; do
 		case $k in
+		LITEK8S_PORTS | LITEK8S_RAFT_PORTS)
+			v=
+			[[ $MODE == litek8s ]] && v=$(k=$k[*] && IFS=, && echo "${!k}")
+			;;
 		REALCLUSTER_DIR) v=$STATE ;;
 		KUBECONFIG) v=$STATE/kubeconfig ;;
 		CONTAINERD_ADDRESS | CONTAINERD_SOCKET) v=$CONTAINERD_SOCK ;;
@@ -521,6 +674,17 @@ kctl apply -f "$STATE/manifests/storageclass.yaml" -f "$STATE/manifests/coredns.
 		printf 'export %s=%q\n' "$k" "$v"
 	done
 } >"$STATE/env.tmp"
+
+if [[ $MODE == litek8s ]]; then
+	# TestRealNode checks the rest: what litek8s does not serve yet makes
+	# the kubelet exit after minutes, which a test reports better.
+	sleep 2
+	alive kubelet && alive kube-proxy || exit 1
+	mv "$STATE/env.tmp" "$STATE/env"
+	log "up (litek8s) in $((SECONDS - T0))s"
+	echo "kubeconfig: $STATE/kubeconfig"
+	exit 0
+fi
 
 # --- wait: node Ready, CoreDNS Ready, smoke pod ------------------------------------
 wait_for 90 "node $NODE_NAME to register" kctl get node "$NODE_NAME" || { alive kubelet; exit 1; }

@@ -90,7 +90,6 @@ func runPKI(args []string) error {
 		{"apiserver-kubelet-client", "kube-apiserver-kubelet-client", []string{"system:masters"}},
 		{"controller-manager", "system:kube-controller-manager", nil},
 		{"scheduler", "system:kube-scheduler", nil},
-		{"kubelet-client", "system:node:" + c.NodeName, []string{"system:nodes"}},
 		{"kube-proxy", "system:kube-proxy", nil},
 		// The apiserver's client certificate towards aggregated APIs
 		// (--proxy-client-cert-file), trusted through the requestheader CA.

@@ -32,7 +32,6 @@ func TestPKI(t *testing.T) {
 		{"apiserver", "kube-apiserver", "", x509.ExtKeyUsageServerAuth, []string{"127.0.0.1", "10.245.0.1", "10.96.0.1"}},
 		{"kubelet", "n1", "", x509.ExtKeyUsageServerAuth, []string{"10.245.0.1"}},
 		{"admin", "kubernetes-admin", "system:masters", x509.ExtKeyUsageClientAuth, nil},
-		{"kubelet-client", "system:node:n1", "system:nodes", x509.ExtKeyUsageClientAuth, nil},
 		{"kube-proxy", "system:kube-proxy", "", x509.ExtKeyUsageClientAuth, nil},
 		{"front-proxy-client", "front-proxy-client", "", x509.ExtKeyUsageClientAuth, nil},
 	}
@@ -56,7 +55,7 @@ func TestPKI(t *testing.T) {
 		})
 	}
 
-	cfg, err := clientcmd.LoadFromFile(filepath.Join(dir, "kubelet-client.kubeconfig"))
+	cfg, err := clientcmd.LoadFromFile(filepath.Join(dir, "kube-proxy.kubeconfig"))
 	if err != nil {
 		t.Fatal(err)
 	}
