@@ -11,7 +11,8 @@ func TestParseEnv(t *testing.T) {
 	// What up.sh writes: printf 'export %s=%q\n'.
 	content := "export KUBECONFIG=/var/lib/litek8s-realcluster/kubeconfig\n" +
 		"export NODE_NAME=litek8s-realnode\n" +
-		"export ODD=a\\ b\n\n"
+		"export ODD=a\\ b\n" +
+		"export EMPTY=''\n\n"
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -28,6 +29,7 @@ func TestParseEnv(t *testing.T) {
 		"KUBECONFIG": "/var/lib/litek8s-realcluster/kubeconfig",
 		"NODE_NAME":  "litek8s-realnode",
 		"ODD":        "a b",
+		"EMPTY":      "",
 	}
 	for k, v := range want {
 		if env[k] != v {

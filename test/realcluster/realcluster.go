@@ -31,8 +31,22 @@ const (
 	upTimeout = 45 * time.Minute
 )
 
+// Mode says what serves the cluster's API.
+type Mode string
+
+const (
+	// Kube is etcd, kube-apiserver, kube-controller-manager and
+	// kube-scheduler (up.sh).
+	Kube Mode = "kube"
+	// Litek8s is three litek8s members built from this checkout (up.sh
+	// --litek8s).
+	Litek8s Mode = "litek8s"
+)
+
 // Cluster is a running realcluster.
 type Cluster struct {
+	// Mode is what serves the API.
+	Mode Mode
 	// StateDir holds the cluster's state, logs and env file.
 	StateDir string
 	// Kubeconfig is the admin (system:masters) kubeconfig.
@@ -42,6 +56,10 @@ type Cluster struct {
 	// Env is the parsed $StateDir/env (KUBECONFIG, CONTAINERD_ADDRESS,
 	// NODE_NAME, APISERVER_URL, ... see README.md).
 	Env map[string]string
+	// Members are the litek8s members' API URLs (Litek8s mode; Kubeconfig
+	// names the first), and MemberKubeconfigs an admin kubeconfig for
+	// each, in the same order.
+	Members, MemberKubeconfigs []string
 
 	dir string // the directory of up.sh and down.sh
 }
@@ -53,7 +71,26 @@ type Cluster struct {
 // built yet or -short is set; with CI=true those fail the test instead.
 func Up(t testing.TB) *Cluster {
 	t.Helper()
+	return up(t, Kube)
+}
+
+// UpLitek8s is Up with three litek8s members, built from this checkout
+// (or the binary LITEK8S_NODE_BIN names), serving the API in place of
+// etcd, kube-apiserver, kube-controller-manager and kube-scheduler; the
+// kubelet, kube-proxy, CoreDNS and the provisioner are the same. Unlike
+// Up it does not wait for the node or CoreDNS to become Ready (up.sh
+// --litek8s returns once every member is ready and the node components
+// run): that is the test's to check. A cluster of the other mode that is
+// up is torn down first.
+func UpLitek8s(t testing.TB) *Cluster {
+	t.Helper()
+	return up(t, Litek8s)
+}
+
+func up(t testing.TB, mode Mode) *Cluster {
+	t.Helper()
 	c := &Cluster{
+		Mode:     mode,
 		StateDir: envOr("REALCLUSTER_DIR", DefaultStateDir),
 		BinDir:   filepath.Join(envOr("LITEK8S_CACHE", DefaultCache), "k8s-"+K8sVersion, "bin"),
 		dir:      scriptDir(),
@@ -91,7 +128,11 @@ func Up(t testing.TB) *Cluster {
 		}
 	})
 	start := time.Now()
-	out, err := c.run(upTimeout, "up.sh")
+	var args []string
+	if mode == Litek8s {
+		args = append(args, "--litek8s")
+	}
+	out, err := c.run(upTimeout, "up.sh", args...)
 	if err != nil {
 		t.Fatalf("realcluster: up.sh: %v\n%s", err, out)
 	}
@@ -124,6 +165,18 @@ func (c *Cluster) LoadImage(t testing.TB, archive string) {
 // Kubectl is the path of the kubectl built with the cluster.
 func (c *Cluster) Kubectl() string { return filepath.Join(c.BinDir, "kubectl") }
 
+// LogFile is the path of a component's log (kubelet, kube-proxy,
+// containerd, litek8s-0, kube-apiserver, ...).
+func (c *Cluster) LogFile(component string) string {
+	return filepath.Join(c.StateDir, "logs", component+".log")
+}
+
+// PIDFile is the path of a component's pid file; its mtime is when the
+// component was started.
+func (c *Cluster) PIDFile(component string) string {
+	return filepath.Join(c.StateDir, "pids", component+".pid")
+}
+
 func (c *Cluster) down() error {
 	if out, err := c.run(5*time.Minute, "down.sh"); err != nil {
 		return fmt.Errorf("down.sh: %w\n%s", err, out)
@@ -136,20 +189,31 @@ func (c *Cluster) missing() string {
 	if os.Geteuid() != 0 {
 		return "needs root"
 	}
-	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler",
-		"kubelet", "kube-proxy", "kubectl", "etcd", "coredns", "crictl"} {
+	bins := []string{"kubelet", "kube-proxy", "kubectl", "coredns", "crictl"}
+	if c.Mode == Kube {
+		bins = append(bins, "kube-apiserver", "kube-controller-manager", "kube-scheduler", "etcd")
+	}
+	for _, b := range bins {
 		if _, err := os.Stat(filepath.Join(c.BinDir, b)); err != nil {
 			return fmt.Sprintf("%s not built in %s", b, c.BinDir)
+		}
+	}
+	if c.Mode == Litek8s && os.Getenv("LITEK8S_NODE_BIN") == "" {
+		if _, err := exec.LookPath("go"); err != nil {
+			return "no go on PATH to build the litek8s node (or set LITEK8S_NODE_BIN)"
 		}
 	}
 	return ""
 }
 
-// healthy reports whether an earlier up.sh finished in StateDir and its
-// apiserver still answers /readyz.
+// healthy reports whether an earlier up.sh of c's mode finished in
+// StateDir and its apiserver still answers /readyz.
 func (c *Cluster) healthy() bool {
 	if err := c.loadEnv(); err != nil {
 		return false
+	}
+	if m := Mode(c.Env["MODE"]); m != c.Mode && (m != "" || c.Mode != Kube) {
+		return false // up.sh runs down.sh first
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -191,11 +255,20 @@ func (c *Cluster) loadEnv() error {
 	if b := env["REALCLUSTER_BIN"]; b != "" {
 		c.BinDir = b
 	}
+	c.Members, c.MemberKubeconfigs = nil, nil
+	if u := env["LITEK8S_URLS"]; u != "" {
+		c.Members = strings.Split(u, ",")
+		for i := range c.Members {
+			c.MemberKubeconfigs = append(c.MemberKubeconfigs,
+				filepath.Join(c.StateDir, "litek8s", fmt.Sprintf("m%d.kubeconfig", i)))
+		}
+	}
 	return nil
 }
 
 // parseEnv reads the `export K=V` lines up.sh writes (V quoted with
-// printf %q; the values it writes need no unquoting beyond backslashes).
+// printf %q; the values it writes need no unquoting beyond backslashes
+// and the two single quotes of an empty value).
 func parseEnv(f *os.File) (map[string]string, error) {
 	env := map[string]string{}
 	sc := bufio.NewScanner(f)
@@ -208,7 +281,12 @@ func parseEnv(f *os.File) (map[string]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("bad line %q", line)
 		}
-		env[k] = strings.ReplaceAll(v, `\`, "")
+		if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
+			v = v[1 : len(v)-1] // printf %q of "" (and of some strings) is '...'
+		} else {
+			v = strings.ReplaceAll(v, `\`, "")
+		}
+		env[k] = v
 	}
 	return env, sc.Err()
 }
