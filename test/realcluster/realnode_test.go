@@ -108,7 +108,7 @@ func TestRealNode(t *testing.T) {
 	// through the kubernetes Service with its own token.
 	k.run("-n", "kube-system", "rollout", "status", "deployment/coredns", "--timeout=120s")
 	k.run("-n", nodeTestNS, "rollout", "status", "deployment/web", "--timeout=120s")
-	k.apply(clientPod(c.Env["BUSYBOX_IMAGE"]))
+	k.apply(clientPod(c.Env["BUSYBOX_IMAGE"], c.BinDir))
 	out = k.podLog(nodeTestNS, "client")
 	t.Logf("client:\n%s", out)
 	for _, want := range []string{"web=web-", "api=ok"} {
@@ -212,15 +212,18 @@ spec:
 }
 
 // clientPod fetches web's page by the Service's short name (resolv.conf's
-// search path, CoreDNS, kube-proxy) and the API's /api through the
-// kubernetes Service with its service account token (busybox's wget does
-// not verify the certificate; its -T segfaults, hence timeout).
-func clientPod(image string) string {
+// search path, CoreDNS, kube-proxy; busybox's wget -T segfaults, hence
+// timeout), and runs the host's kubectl (a static binary, mounted from
+// binDir) with the in-cluster config: KUBERNETES_SERVICE_HOST/PORT from the
+// kubernetes Service, the service account token and ca.crt of the
+// kube-api-access volume, verifying the API's certificate for the
+// Service's ClusterIP. (busybox's own TLS cannot talk to Go's server.)
+func clientPod(image, binDir string) string {
 	script := fmt.Sprintf(`set -e
 nslookup web.%s.svc.cluster.local
 echo "web=$(timeout 10 wget -q -O- http://web/)"
-tok=$(cat /var/run/secrets/kubernetes.io/serviceaccount/token)
-timeout 10 wget -q -O- --header "Authorization: Bearer $tok" https://kubernetes.default.svc/api | grep -q APIVersions
+echo "api: $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT"
+timeout 20 /host-bin/kubectl get --raw /api | grep -q APIVersions
 echo api=ok
 `, nodeTestNS)
 	return fmt.Sprintf(`apiVersion: v1
@@ -234,7 +237,11 @@ spec:
     image: %s
     imagePullPolicy: Never
     command: [sh, -c, %q]
-`, nodeTestNS, image, script)
+    volumeMounts: [{name: host-bin, mountPath: /host-bin, readOnly: true}]
+  volumes:
+  - name: host-bin
+    hostPath: {path: %s, type: Directory}
+`, nodeTestNS, image, script, binDir)
 }
 
 // podLog waits for a pod to finish and returns its log, read through the
@@ -261,9 +268,18 @@ func (k kubectl) podLog(ns, name string) string {
 // 404 (client-go's messages for them, or the bare status code).
 var refusal = regexp.MustCompile(`Unauthorized|is forbidden|[Ff]orbidden:|could not find the requested resource|\b(401|403|404) (Unauthorized|Forbidden|Not Found)\b|[Ss]tatus(Code)?[=: ]+"?(401|403|404)\b`)
 
+// nodeGraphLag is the Node authorizer refusing a kubelet an object it was
+// just bound to, before its graph has caught up; kube-apiserver does this
+// too, now and then (seen: one "Failed to get status for pod" per run).
+var nodeGraphLag = regexp.MustCompile(`no relationship found between node`)
+
+// maxNodeGraphLag is how many such refusals are tolerated.
+const maxNodeGraphLag = 5
+
 // checkNodeLogs fails the test for every distinct refusal the kubelet
 // logged after it got its client certificate (before that it is
-// system:anonymous, and refused, by design) and kube-proxy logged at all.
+// system:anonymous, and refused, by design) and kube-proxy logged at all,
+// except up to maxNodeGraphLag nodeGraphLag ones.
 func checkNodeLogs(t *testing.T, c *Cluster) {
 	t.Helper()
 	var since time.Time
@@ -282,8 +298,23 @@ func checkNodeLogs(t *testing.T, c *Cluster) {
 			t.Errorf("%s log: %v", comp, err)
 			continue
 		}
+		lag := 0
+		for m, n := range counts {
+			if nodeGraphLag.MatchString(m) {
+				lag += n
+			}
+		}
+		if lag > 0 && lag <= maxNodeGraphLag {
+			t.Logf("%s: %d refusals while the Node authorizer's graph caught up (tolerated)", comp, lag)
+			for m := range counts {
+				if nodeGraphLag.MatchString(m) {
+					delete(counts, m)
+				}
+			}
+			total -= lag
+		}
 		if total == 0 {
-			t.Logf("%s logged no 401/403/404", comp)
+			t.Logf("%s logged no other 401/403/404", comp)
 			continue
 		}
 		msgs := make([]string, 0, len(counts))
