@@ -5,8 +5,10 @@
 // and removed, with everything it changed, by down.sh (see README.md).
 //
 // Up brings the cluster up for a test (or reuses one that is already up)
-// and registers its teardown; LoadImage imports an image archive into the
-// cluster's containerd. The binaries are built by build.sh into a cache
+// and registers its teardown; UpLitek8s does the same with three litek8s
+// members serving the API in place of etcd and the kube control plane;
+// LoadImage imports an image archive into the cluster's containerd. The
+// binaries are built by build.sh into a cache
 // outside the repository; Up skips when they are not there unless
 // CI=true, in which case it builds them (~25 minutes cold).
 //

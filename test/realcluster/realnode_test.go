@@ -83,7 +83,10 @@ func TestRealNode(t *testing.T) {
 		return nil
 	})
 	if err != nil {
-		t.Fatalf("node never Ready (kubelet running: %v): %v", running(c, "kubelet"), err)
+		if !running(c, "kubelet") {
+			t.Fatalf("node never Ready: %v; the kubelet exited, its last lines:\n%s", err, tail(c.LogFile("kubelet"), 8))
+		}
+		t.Fatalf("node never Ready: %v", err)
 	}
 	t.Logf("node %s Ready: %s", node, conditions(last))
 
@@ -266,7 +269,7 @@ func (k kubectl) podLog(ns, name string) string {
 
 // refusal matches a log line about a request the API refused: 401, 403 or
 // 404 (client-go's messages for them, or the bare status code).
-var refusal = regexp.MustCompile(`Unauthorized|is forbidden|[Ff]orbidden:|could not find the requested resource|\b(401|403|404) (Unauthorized|Forbidden|Not Found)\b|[Ss]tatus(Code)?[=: ]+"?(401|403|404)\b`)
+var refusal = regexp.MustCompile(`\bUnauthorized\b|is forbidden|[Ff]orbidden:|could not find the requested resource|\b(401|403|404) (Unauthorized|Forbidden|Not Found)\b|[Ss]tatus(Code)?[=: ]+"?(401|403|404)\b`)
 
 // nodeGraphLag is the Node authorizer refusing a kubelet an object it was
 // just bound to, before its graph has caught up; kube-apiserver does this
@@ -330,9 +333,16 @@ func checkNodeLogs(t *testing.T, c *Cluster) {
 			}
 			fmt.Fprintf(&b, "  %4d× %s\n", counts[m], m)
 		}
-		t.Errorf("%s logged %d refused requests (401/403/404) since %s:\n%s", comp, total, since.Format(time.TimeOnly), b.String())
+		when := "from its start"
+		if !from.IsZero() {
+			when = "once it had its certificate (" + from.Format(time.TimeOnly) + ")"
+		}
+		t.Errorf("%s logged %d refused requests (401/403/404) %s:\n%s", comp, total, when, b.String())
 	}
 }
+
+// eventName is the unique suffix of an Event's name.
+var eventName = regexp.MustCompile(`\.[0-9a-f]{16}\b`)
 
 // klogHeader is a klog line's header: severity, mmdd, time, thread id,
 // file:line].
@@ -368,6 +378,7 @@ func refusals(path string, from time.Time) (map[string]int, int, error) {
 		if i := strings.Index(line, ` event="`); i > 0 {
 			line = line[:i]
 		}
+		line = eventName.ReplaceAllString(line, ".*")
 		if len(line) > 240 {
 			line = line[:240] + "…"
 		}

@@ -17,7 +17,10 @@ func TestRefusals(t *testing.T) {
 		`E1201 18:51:52.000000   18777 certificate_manager.go:605] "Failed while requesting a signed certificate from the control plane" err="cannot create certificate signing request: Unauthorized"`,
 		`E1201 18:51:53.000000   18777 event.go:365] "Server rejected event (will not retry!)" err="events is forbidden: User" event="&Event{ObjectMeta:{litek8s-realnode.18ed35e9f9947b02`,
 		`E1201 18:51:54.000000   18777 event.go:365] "Server rejected event (will not retry!)" err="events is forbidden: User" event="&Event{ObjectMeta:{litek8s-realnode.18ed35e9f99aaaaa`,
+		`E1201 18:51:54.500000   18777 event.go:365] "Server rejected event (will not retry!)" err="events \"litek8s-realnode.18ed35e9f9947b02\" is forbidden: User"`,
+		`E1201 18:51:54.600000   18777 event.go:365] "Server rejected event (will not retry!)" err="events \"litek8s-realnode.18ed35e9f99aaaab\" is forbidden: User"`,
 		`I1201 18:51:55.000000   18777 kubelet_node_status.go:78] "Successfully registered node" node="litek8s-realnode"`,
+		`	    cacheUnauthorizedTTL: 30s`,
 	}, "\n") + "\n"
 	path := filepath.Join(t.TempDir(), "kubelet.log")
 	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
@@ -28,22 +31,26 @@ func TestRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total != 5 {
-		t.Errorf("total = %d, want 5: %v", total, counts)
+	if total != 7 {
+		t.Errorf("total = %d, want 7: %v", total, counts)
 	}
-	if len(counts) != 3 {
-		t.Errorf("%d kinds, want 3 (CSIDriver 404, CSR 401, events 403): %v", len(counts), counts)
+	if len(counts) != 4 {
+		t.Errorf("%d kinds, want 4 (CSIDriver 404, CSR 401, events create and patch 403): %v", len(counts), counts)
 	}
 	for m, n := range counts {
 		if strings.Contains(m, "CSIDriver") && n != 2 {
 			t.Errorf("CSIDriver 404 counted %d times, want 2", n)
 		}
+		if strings.Contains(m, "litek8s-realnode.") && n != 2 {
+			t.Errorf("%q counted %d times, want 2 (one kind whatever the event's name)", m, n)
+		}
 		if strings.Contains(m, "event=") || strings.HasPrefix(m, "E1201") {
 			t.Errorf("kind %q keeps the event or the klog header", m)
 		}
 	}
-	// From the zero time every refusal counts, and a source line :403 is none.
-	if _, total, _ := refusals(path, time.Time{}); total != 6 {
-		t.Errorf("from the start: total = %d, want 6", total)
+	// From the zero time every refusal counts; a source line :403 and a
+	// setting named cacheUnauthorizedTTL are none.
+	if _, total, _ := refusals(path, time.Time{}); total != 8 {
+		t.Errorf("from the start: total = %d, want 8", total)
 	}
 }
