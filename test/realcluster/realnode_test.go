@@ -84,7 +84,7 @@ func TestRealNode(t *testing.T) {
 	})
 	if err != nil {
 		if !running(c, "kubelet") {
-			t.Fatalf("node never Ready: %v; the kubelet exited, its last lines:\n%s", err, tail(c.LogFile("kubelet"), 8))
+			t.Fatalf("node never Ready: %v; the kubelet exited, its last lines:\n%s", err, tail(c.LogFile("kubelet"), 8, "mirror pod"))
 		}
 		t.Fatalf("node never Ready: %v", err)
 	}
@@ -128,7 +128,7 @@ func TestRealNode(t *testing.T) {
 		time.Sleep(wait)
 	}
 	if !running(c, "kubelet") {
-		t.Errorf("the kubelet exited; last lines of its log:\n%s", tail(c.LogFile("kubelet"), 20))
+		t.Errorf("the kubelet exited; last lines of its log:\n%s", tail(c.LogFile("kubelet"), 20, "mirror pod"))
 	}
 	n, err := cs.CoreV1().Nodes().Get(t.Context(), node, metav1.GetOptions{})
 	switch {
@@ -442,13 +442,19 @@ func poll(d time.Duration, f func() error) error {
 	}
 }
 
-// tail is the last n lines of a file.
-func tail(path string, n int) string {
+// tail is the last n lines of a file that do not contain skip (the
+// kubelet repeats some lines ten times a second).
+func tail(path string, n int, skip string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err.Error()
 	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if !strings.Contains(l, skip) {
+			lines = append(lines, l)
+		}
+	}
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
