@@ -66,7 +66,8 @@ type Cluster struct {
 
 // Up returns the running cluster, bringing it up with up.sh unless one is
 // already up in the state dir (REALCLUSTER_DIR or DefaultStateDir). When Up
-// started it, t.Cleanup runs down.sh (unless REALCLUSTER_KEEP=1). It skips
+// started it, t.Cleanup runs down.sh (unless REALCLUSTER_KEEP=1) and fails
+// the test if Leftovers finds anything afterwards. It skips
 // the test when not root or, unless CI=true, when the binaries are not
 // built yet or -short is set; with CI=true those fail the test instead.
 func Up(t testing.TB) *Cluster {
@@ -125,6 +126,8 @@ func up(t testing.TB, mode Mode) *Cluster {
 		}
 		if err := c.down(); err != nil {
 			t.Errorf("realcluster: %v", err)
+		} else if left := Leftovers(c.StateDir); len(left) != 0 {
+			t.Errorf("realcluster: down.sh left:\n%s", strings.Join(left, "\n"))
 		}
 	})
 	start := time.Now()
