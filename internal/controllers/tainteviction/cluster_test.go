@@ -144,8 +144,8 @@ func container() []corev1.Container {
 }
 
 // TestTaintEviction: a node stops renewing its lease and gets the
-// unreachable NoExecute taint. Its pod that tolerates no taint is evicted
-// at once; the ReplicaSet's pod, tolerating it for 2 s, is marked
+// unreachable NoExecute taint. Its pod that tolerates it for 0 s is
+// evicted at once; the ReplicaSet's pod, tolerating it for 2 s, is marked
 // DisruptionTarget (DeletionByTaintManager) and deleted no sooner than 2 s
 // after the taint's timeAdded, and the ReplicaSet recreates it on a
 // simulated node; the pod that tolerates it forever stays. The evicted
@@ -182,7 +182,10 @@ func TestTaintEviction(t *testing.T) {
 		return nil
 	})
 
-	for name, tols := range map[string][]corev1.Toleration{"intolerant": nil, "forever": noExecuteTolerations(nil)} {
+	// tolerationSeconds 0: evicted at once (a pod with no toleration gets
+	// the API's DefaultTolerationSeconds ones, 300 s).
+	for name, tols := range map[string][]corev1.Toleration{"intolerant": noExecuteTolerations(ptr.To[int64](0)),
+		"forever": noExecuteTolerations(nil)} {
 		if _, err := cs.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: corev1.PodSpec{NodeName: realNode, Containers: container(), Tolerations: tols}},
 			metav1.CreateOptions{}); err != nil {
