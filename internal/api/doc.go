@@ -31,8 +31,7 @@
 // protobuf-only clients, see negotiate.go), custom resources'
 // PartialObjectMetadata (partial.go) and field selectors on a CRD's
 // selectableFields (crd_fields.go). Writes parse and re-encode (on the
-// leader only). Run is the one goroutine a Server needs besides its
-// handlers: the leader's deletion loop of pods whose grace period ended
-// (reaper.go); its owner starts it and waits for it to return before
-// closing the store.
+// leader only). A Server runs no goroutine besides its handlers: a pod
+// deleted gracefully is finished by its kubelet's final DELETE (see
+// finalize.go).
 package api

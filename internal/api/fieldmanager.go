@@ -24,6 +24,11 @@ import (
 // own OpenAPI); custom resources, and kinds that schema does not know, use
 // a schema deduced from the object (every list atomic).
 
+// writeState is the write path's own state in a Server.
+type writeState struct {
+	fm fieldManagers
+}
+
 // fieldManagers builds and caches one FieldManager per registry row and
 // subresource. Rows are immutable and a registry rebuild makes new rows,
 // so a row pointer is a valid key.

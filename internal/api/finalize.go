@@ -30,10 +30,13 @@ import (
 //     controller or a user removes the finalizer.
 //   - Pods are deleted gracefully: a pod bound to a node gets
 //     deletionTimestamp = now + its grace period (30 s by default) and stays
-//     Terminating; with no kubelet to confirm, the leader's deletion loop
-//     (reaper.go) deletes it when the grace period ends. A pod not bound to
-//     a node, or finished, or deleted with gracePeriodSeconds=0, goes at
-//     once (after a write that marks it, as in kube).
+//     Terminating until its kubelet, once the containers stopped, sends the
+//     final DELETE with gracePeriodSeconds=0 (simulated nodes' kubelet:
+//     internal/controllers/simnode), or a force delete, or the pod GC
+//     (internal/controllers/podgc) when its node is gone. As in kube,
+//     nothing deletes it when the grace period ends. A pod not bound to a
+//     node, or finished, or deleted with gracePeriodSeconds=0, goes at once
+//     (after a write that marks it, as in kube).
 //   - A Namespace is marked Terminating; the namespace controller empties
 //     it and then finalizes it, which removes it (namespace.go).
 //
@@ -142,9 +145,6 @@ func (s *Server) deleteOnce(ctx context.Context, q *request, opts *metav1.Delete
 				return nil, err
 			}
 			if pendingFinalizers || graceful && *opts.GracePeriodSeconds > 0 {
-				if graceful && len(opts.DryRun) == 0 {
-					s.reaper().schedule(q.key(), cur.UID, m.GetDeletionTimestamp().Time)
-				}
 				return &deleteResult{raw: raw, uid: cur.UID}, nil
 			}
 			last = raw // graceful with no grace left: delete now

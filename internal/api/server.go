@@ -106,8 +106,8 @@ type Server struct {
 	crdMu   sync.Mutex
 	// metrics are the API's collectors (nil without Config.Metrics).
 	metrics *metrics
-	// writes is the write path's own state (field managers, the leader's
-	// deletion loop): see writestate.go.
+	// writes is the write path's own state (field managers): see
+	// fieldmanager.go.
 	writes writeState
 	// authn, rbac and policies are who may do what (authz.go).
 	authn    *auth.Authenticator

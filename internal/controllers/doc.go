@@ -7,8 +7,9 @@
 //   - workloads: deployment, replicaset, job (shared work loop,
 //     expectations and adoption in workload/);
 //   - scheduling: the scheduler ("default-scheduler"), the simulated nodes
-//     (simnode: Nodes, their Leases and the pods bound to them, like KWOK)
-//     and node lifecycle;
+//     (simnode: Nodes, their Leases and the pods bound to them, like KWOK),
+//     node lifecycle, taint eviction (tainteviction: pods on NoExecute
+//     taints) and the pod GC (podgc: pods of nodes that are gone);
 //   - cluster: namespace, endpoint and endpointslice, pvc-/pv-protection,
 //     serviceaccount (the "default" ServiceAccount of every namespace),
 //     root-ca-cert-publisher (kube-root-ca.crt in every namespace) and

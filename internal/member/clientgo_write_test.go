@@ -79,7 +79,8 @@ func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
 }
 
 // An informer sees a pod go Terminating (MODIFIED with deletionTimestamp),
-// then DELETED when its grace period ends; an unbound pod goes at once.
+// and stays so after its grace period ends, then DELETED on the kubelet's
+// final DELETE with gracePeriodSeconds=0; an unbound pod goes at once.
 func TestClientGoPodDeletion(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	cs, _ := followerClient(t, c)
@@ -136,11 +137,23 @@ func TestClientGoPodDeletion(t *testing.T) {
 		}
 		return ev{}
 	}
-	// MODIFIED (Terminating, grace 1 s), maybe MODIFIED again (the grace
-	// period cut to 0 when it ends, as a kubelet's final delete does), then
-	// DELETED.
+	// MODIFIED (Terminating, grace 1 s); nothing more when the grace period
+	// ends (no kubelet confirmed)...
 	if e := next(); e != (ev{"MODIFIED", true}) {
 		t.Errorf("first event %+v, want the pod Terminating", e)
+	}
+	select {
+	case e := <-events:
+		t.Errorf("event %+v after the grace period, want none before the kubelet's delete", e)
+	case <-time.After(2500 * time.Millisecond):
+	}
+	if p, err := cs.CoreV1().Pods("gc").Get(ctx, "p", metav1.GetOptions{}); err != nil || p.DeletionTimestamp == nil {
+		t.Fatalf("pod after its grace period: %v %v, want it Terminating", p, err)
+	}
+	// ...until the kubelet's final delete: maybe MODIFIED (the grace period
+	// cut to 0), then DELETED.
+	if err := cs.CoreV1().Pods("gc").Delete(ctx, "p", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}); err != nil {
+		t.Fatal(err)
 	}
 	for e := next(); e.typ != "DELETED"; e = next() {
 		if e != (ev{"MODIFIED", true}) {

@@ -133,7 +133,9 @@ func TestConformanceDeleteFinalizers(t *testing.T) {
 
 // Graceful deletion of a pod bound to a node: 200 with the pod,
 // deletionTimestamp now+30s, grace 30, generation bumped; it stays
-// Terminating, and goes when the grace period ends (there is no kubelet).
+// Terminating, even once the grace period ended, until the kubelet's final
+// DELETE with gracePeriodSeconds=0 (sent here by hand: there is no
+// kubelet).
 func TestConformancePodGracefulDelete(t *testing.T) {
 	g := newGoldenClient(t, nil)
 	g.setup(t, exchange{golden: "objects/namespace-post.json"})
@@ -152,14 +154,19 @@ func TestConformancePodGracefulDelete(t *testing.T) {
 	if code != http.StatusOK || metaField(t, again, "resourceVersion") != metaField(t, b, "resourceVersion") {
 		t.Errorf("second DELETE: %d %s", code, again)
 	}
-	// A shorter grace period (as kubectl --grace-period=1): gone soon after.
+	// A shorter grace period (as kubectl --grace-period=1): it ends, and the
+	// pod stays Terminating, as in kube.
 	g.mustDo(t, "DELETE", "/api/v1/namespaces/golden/pods/golden-pod", `{"gracePeriodSeconds":1}`)
-	eventually(t, 10*time.Second, func() error {
-		if code, _ := g.do(t, "GET", "/api/v1/namespaces/golden/pods/golden-pod", ""); code != http.StatusNotFound {
-			return fmt.Errorf("pod still there: %d", code)
-		}
-		return nil
-	})
+	time.Sleep(2 * time.Second)
+	if code, b := g.do(t, "GET", "/api/v1/namespaces/golden/pods/golden-pod", ""); code != http.StatusOK ||
+		metaField(t, b, "deletionTimestamp") == "" {
+		t.Errorf("after the grace period: %d %s, want the pod still Terminating", code, b)
+	}
+	// The kubelet's final delete removes it.
+	g.mustDo(t, "DELETE", "/api/v1/namespaces/golden/pods/golden-pod", `{"gracePeriodSeconds":0}`)
+	if code, _ := g.do(t, "GET", "/api/v1/namespaces/golden/pods/golden-pod", ""); code != http.StatusNotFound {
+		t.Errorf("after DELETE gracePeriodSeconds=0: %d, want 404", code)
+	}
 }
 
 // Namespace deletion: the namespace is marked Terminating (200 with it),

@@ -195,6 +195,7 @@ func TestKubectlDrain(t *testing.T) {
 	runningPod(t, cs, "web-a", map[string]string{"app": "web"})
 	runningPod(t, cs, "other", nil)
 	observedPDB(t, cs, "web", "web", 1, 1, 0)
+	finishDeletions(t, cs, "n1") // drain waits for the pods to be gone
 
 	dir := t.TempDir()
 	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
@@ -222,4 +223,36 @@ func TestKubectlDrain(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// finishDeletions plays node's kubelet until the test ends: a pod of
+// node being deleted gets the final DELETE with gracePeriodSeconds=0 (the
+// API keeps a bound pod Terminating until its kubelet sends it).
+func finishDeletions(t *testing.T, cs kubernetes.Interface, node string) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			l, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+			if err != nil {
+				continue
+			}
+			for _, p := range l.Items {
+				if p.DeletionTimestamp != nil {
+					zero := int64(0)
+					_ = cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero,
+						Preconditions: metav1.NewUIDPreconditions(string(p.UID))}) // gone or replaced: nothing to do
+				}
+			}
+		}
+	}()
 }

@@ -242,8 +242,6 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); defer close(nsDone); m.bootstrapNamespaces(bctx) }()
 	m.wg.Add(1)
-	go func() { defer m.wg.Done(); m.api.Run(bctx) }() // the leader's deletion loop (pods whose grace period ended)
-	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.ctrl.Run(bctx) }() // the controllers, while this member leads
 	if !fresh {
 		m.wg.Add(1)

@@ -19,9 +19,10 @@
 //
 // As in kube, this controller never sets Ready back to True: the kubelet
 // does when it posts its status again (simnode does for simulated nodes
-// when it renews their leases), and the taints go with it. Pods are not
-// evicted from unreachable nodes (kube's taint eviction controller is not
-// implemented).
+// when it renews their leases), and the taints go with it. The pods of a
+// node with NoExecute taints are evicted by the taint eviction controller
+// (internal/controllers/tainteviction), which counts tolerationSeconds
+// from the taints' timeAdded set here.
 //
 // Observations are the controller's own clock: a node is given a full
 // grace period from when this term first saw it, so a new leader does not

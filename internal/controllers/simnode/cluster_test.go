@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
@@ -221,4 +222,47 @@ func TestSimulatedNodes(t *testing.T) {
 		t.Errorf("web-2 got web's IP %s on the same node", web.Status.PodIP)
 	}
 	c.SameObjects(t.Context(), "/api/v1/nodes", "/api/v1/pods")
+}
+
+// TestOtherNodesPodsWaitForTheirKubelet: simnode finishes the deletions of
+// its own pods only. A pod deleted gracefully on another node (a real
+// kubelet's) stays Terminating after its grace period, until the final
+// DELETE with gracePeriodSeconds=0 that its kubelet sends.
+func TestOtherNodesPodsWaitForTheirKubelet(t *testing.T) {
+	c := membertest.StartCluster(t, 1, simulated(1))
+	cs := c.Clientset(0)
+	ctx := t.Context()
+	simNodes(t, cs, 1)
+	const ns = "default"
+	if _, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "real"}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	createPod(t, cs, ns, "on-real", func(p *corev1.Pod) {
+		p.Spec.NodeName = "real"
+		p.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}} // no taint eviction
+	})
+	createPod(t, cs, ns, "on-sim", func(p *corev1.Pod) { p.Spec.NodeName = "sim-node-0" })
+	waitPod(t, cs, ns, "on-sim", isRunning)
+	for _, name := range []string{"on-real", "on-sim"} {
+		if err := cs.CoreV1().Pods(ns).Delete(ctx, name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2500 * time.Millisecond) // the grace period ends
+	if _, err := cs.CoreV1().Pods(ns).Get(ctx, "on-sim", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("pod on the simulated node after its deletion: %v, want NotFound", err)
+	}
+	p, err := cs.CoreV1().Pods(ns).Get(ctx, "on-real", metav1.GetOptions{})
+	if err != nil || p.DeletionTimestamp == nil || !p.DeletionTimestamp.Time.Before(time.Now()) {
+		t.Fatalf("pod on the real node after its grace period: %v %+v, want it still Terminating", err, p)
+	}
+	// The kubelet's final delete.
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, "on-real", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0),
+		Preconditions: metav1.NewUIDPreconditions(string(p.UID))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Pods(ns).Get(ctx, "on-real", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("pod on the real node after the kubelet's delete: %v, want NotFound", err)
+	}
 }

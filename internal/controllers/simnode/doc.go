@@ -11,8 +11,9 @@
 //     batch.kubernetes.io/job-name) Succeeds Config.JobPodDuration after
 //     it started: containers terminated with exit code 0, Ready False;
 //   - a pod being deleted (deletionTimestamp set) is deleted at once with
-//     grace period 0, as a kubelet does once its containers stopped (the
-//     API's reaper would otherwise delete it when the grace period ends).
+//     grace period 0, as a kubelet does once its containers stopped
+//     (simulated containers stop at once). Nothing else finishes a graceful
+//     deletion: the API keeps a pod Terminating until its kubelet does.
 //
 // Simulated nodes run on the leader and move with it: a new leader's
 // simnode adopts the nodes that exist (it never recreates them), renews
