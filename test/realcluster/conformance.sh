@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# conformance.sh [--litek8s] [E2E_FLAG...]: runs Kubernetes v1.37.2's
+# [Conformance] tests (e2e.test) against the harness, with the images they
+# use built offline and tagged with the names the tests ask for.
+#
+#   1. build.sh conformance (e2e.test, agnhost; cached);
+#   2. up.sh [--litek8s] unless the harness is up in the same mode;
+#   3. images: agnhost 2.66.1 and 2.55 (the agnhost binary and busybox's
+#      applets in a scratch image, since the tests also run shell commands
+#      in it), busybox 1.37.0-2 and pause 3.10.2 (the harness's own,
+#      retagged); the other images the suite names are not built, and the
+#      tests that need them fail on ErrImageNeverPull-like pull errors;
+#   4. e2e.test --ginkgo.focus='\[Conformance\]' with the report (JUnit) and
+#      log in $STATE/conformance; the last line is ginkgo's summary.
+#
+# The harness stays up afterwards (inspect it; down.sh removes it). FOCUS
+# (default '\[Conformance\]') is e2e.test's --ginkgo.focus, e.g.
+# FOCUS='\[sig-node\] Pods .*\[Conformance\]' for fewer tests; extra
+# arguments go to e2e.test (e.g. --ginkgo.timeout=2h). Not part of CI: a
+# full run takes hours.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$HERE/lib.sh"
+
+mode=kube
+if [[ ${1:-} == --litek8s ]]; then
+	mode=litek8s
+	shift
+fi
+
+"$HERE/build.sh"
+"$HERE/build.sh" conformance
+
+# up.sh records its mode in $STATE/mode; bring the harness up in the asked
+# mode unless it already is.
+if [[ ! -f $STATE/env || $(cat "$STATE/mode" 2>/dev/null) != "$mode" ]]; then
+	if [[ $mode == litek8s ]]; then "$HERE/up.sh" --litek8s; else "$HERE/up.sh"; fi
+fi
+# shellcheck disable=SC1091
+source "$STATE/env"
+
+# --- images ----------------------------------------------------------------------
+ctx=$IMAGES/agnhost
+mkdir -p "$ctx"
+cp -p "$BIN/agnhost" "$ctx/agnhost"
+[[ -d $ctx/bin ]] || cp -a "$IMAGES/busybox/bin" "$ctx/bin"
+printf 'FROM scratch\nCOPY bin /bin\nCOPY agnhost /agnhost\nENV PATH=/bin\nENTRYPOINT ["/agnhost"]\nCMD ["pause"]\n' >"$ctx/Containerfile.new"
+# Keep the Containerfile's mtime unless it changed, so the tar stays cached.
+if cmp -s "$ctx/Containerfile.new" "$ctx/Containerfile"; then rm "$ctx/Containerfile.new"; else mv "$ctx/Containerfile.new" "$ctx/Containerfile"; fi
+if [[ ! -f $IMAGES/agnhost.tar || -n $(find "$ctx" -maxdepth 1 -newer "$IMAGES/agnhost.tar" -print -quit) ]]; then
+	log "building image agnhost"
+	podman build -q -t localhost/litek8s-realcluster/agnhost:latest -f "$ctx/Containerfile" "$ctx" >/dev/null
+	podman save -q --format docker-archive -o "$IMAGES/agnhost.tar.tmp" localhost/litek8s-realcluster/agnhost:latest
+	podman rmi -f localhost/litek8s-realcluster/agnhost:latest >/dev/null 2>&1 || true
+	mv "$IMAGES/agnhost.tar.tmp" "$IMAGES/agnhost.tar"
+fi
+ctr_ images import "$IMAGES/agnhost.tar" >/dev/null
+# tag SOURCE TARGET: (re)points TARGET at SOURCE in containerd.
+tag() { ctr_ images tag --force "$1" "$2" >/dev/null; }
+e2e=registry.k8s.io/e2e-test-images
+tag localhost/litek8s-realcluster/agnhost:latest "$e2e/agnhost:2.66.1"
+tag localhost/litek8s-realcluster/agnhost:latest "$e2e/agnhost:2.55"
+tag "$BUSYBOX_IMAGE" "$e2e/busybox:1.37.0-2"
+tag "$PAUSE_IMAGE" registry.k8s.io/pause:3.10.2
+log "conformance images tagged"
+
+# --- run -------------------------------------------------------------------------
+out=$STATE/conformance
+rm -rf "$out" && mkdir -p "$out"
+log "e2e.test [Conformance] ($mode) → $out/e2e.log"
+set +e
+"$BIN/e2e.test" --kubeconfig="$KUBECONFIG" --provider=skeleton \
+	--ginkgo.focus="${FOCUS:-\[Conformance\]}" --ginkgo.no-color --ginkgo.timeout=6h \
+	--report-dir="$out" --dump-logs-on-failure=false "$@" >"$out/e2e.log" 2>&1
+rc=$?
+set -e
+grep -E '^(Ran [0-9]+ of|(SUCCESS|FAIL)! --)' "$out/e2e.log" || tail -5 "$out/e2e.log"
+exit $rc
