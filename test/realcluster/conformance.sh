@@ -47,7 +47,7 @@ cp -p "$BIN/agnhost" "$ctx/agnhost"
 printf 'FROM scratch\nCOPY bin /bin\nCOPY agnhost /agnhost\nENV PATH=/bin\nENTRYPOINT ["/agnhost"]\nCMD ["pause"]\n' >"$ctx/Containerfile.new"
 # Keep the Containerfile's mtime unless it changed, so the tar stays cached.
 if cmp -s "$ctx/Containerfile.new" "$ctx/Containerfile"; then rm "$ctx/Containerfile.new"; else mv "$ctx/Containerfile.new" "$ctx/Containerfile"; fi
-if [[ ! -f $IMAGES/agnhost.tar || -n $(find "$ctx" -maxdepth 1 -newer "$IMAGES/agnhost.tar" -print -quit) ]]; then
+if [[ ! -f $IMAGES/agnhost.tar || -n $(find "$ctx" -mindepth 1 -maxdepth 1 -newer "$IMAGES/agnhost.tar" -print -quit) ]]; then
 	log "building image agnhost"
 	podman build -q -t localhost/litek8s-realcluster/agnhost:latest -f "$ctx/Containerfile" "$ctx" >/dev/null
 	podman save -q --format docker-archive -o "$IMAGES/agnhost.tar.tmp" localhost/litek8s-realcluster/agnhost:latest
