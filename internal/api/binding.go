@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,23 +34,13 @@ func (s *Server) bind(w http.ResponseWriter, r *http.Request, q *request) error 
 	if done, err := s.forward(w, r); done {
 		return err
 	}
-	opts, err := parseCreateOptions(r)
-	if err != nil {
-		return err
-	}
 	ws := &warnings{}
 	defer ws.write(w)
-	obj, err := s.decodeBody(r, bindingRow, opts.validation, ws)
+	obj, opts, err := s.decodePosted(r, q, bindingRow, ws)
 	if err != nil {
 		return err
 	}
 	b := obj.(*corev1.Binding)
-	if b.Name != q.name {
-		return apierrors.NewBadRequest("name in URL does not match name in Binding object")
-	}
-	if b.Namespace != "" && b.Namespace != q.namespace {
-		return badRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
 	if errs := validateBinding(b); len(errs) > 0 {
 		return unknownErr(errs.ToAggregate()) // kube answers these with a bare 500
 	}
@@ -137,4 +128,29 @@ func updatePodCondition(status *corev1.PodStatus, c corev1.PodCondition, now tim
 		return
 	}
 	status.Conditions = append(status.Conditions, c)
+}
+
+// decodePosted decodes the object POSTed to a pod subresource (a Binding,
+// an Eviction) with the request's create options, and checks that it names
+// the pod of the URL as kube does.
+func (s *Server) decodePosted(r *http.Request, q *request, row *resource, ws *warnings) (runtime.Object, *writeOptions, error) {
+	opts, err := parseCreateOptions(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, err := s.decodeBody(r, row, opts.validation, ws)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := apimeta.Accessor(obj)
+	if err != nil {
+		return nil, nil, badRequest("the object has no metadata: %v", err)
+	}
+	if m.GetName() != q.name {
+		return nil, nil, apierrors.NewBadRequest("name in URL does not match name in " + row.Kind + " object")
+	}
+	if m.GetNamespace() != "" && m.GetNamespace() != q.namespace {
+		return nil, nil, badRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return obj, opts, nil
 }

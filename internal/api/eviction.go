@@ -45,23 +45,13 @@ func (s *Server) evict(w http.ResponseWriter, r *http.Request, q *request) error
 	if done, err := s.forward(w, r); done {
 		return err
 	}
-	opts, err := parseCreateOptions(r)
-	if err != nil {
-		return err
-	}
 	ws := &warnings{}
 	defer ws.write(w)
-	obj, err := s.decodeBody(r, evictionRow, opts.validation, ws)
+	obj, opts, err := s.decodePosted(r, q, evictionRow, ws)
 	if err != nil {
 		return err
 	}
 	ev := obj.(*policyv1.Eviction)
-	if ev.Name != q.name {
-		return apierrors.NewBadRequest("name in URL does not match name in Eviction object")
-	}
-	if ev.Namespace != "" && ev.Namespace != q.namespace {
-		return badRequest("the namespace of the provided object does not match the namespace sent on the request")
-	}
 	if d := ev.DeleteOptions; d != nil && d.IgnoreStoreReadErrorWithClusterBreakingPotential != nil &&
 		*d.IgnoreStoreReadErrorWithClusterBreakingPotential {
 		return apierrors.NewInvalid(evictionGK, q.name, field.ErrorList{field.Invalid(
