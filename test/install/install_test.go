@@ -64,7 +64,24 @@ func members(n int) []string {
 // everything a user then does to it, under a write load that loses
 // nothing acknowledged.
 func TestHelmInstall(t *testing.T) {
-	c := realcluster.Up(t)
+	testHelmInstall(t, realcluster.Up(t))
+}
+
+// TestHelmInstallOnLitek8s is TestHelmInstall with litek8s as the host:
+// three litek8s members in place of etcd, kube-apiserver and the
+// controllers, the same kubelet, kube-proxy and CoreDNS. The hosted
+// members find each other through the host's API, as on any Kubernetes.
+func TestHelmInstallOnLitek8s(t *testing.T) {
+	c := realcluster.UpLitek8s(t)
+	h := newHost(t, c)
+	// UpLitek8s returns once the members serve; the node and CoreDNS are
+	// the test's to wait for.
+	h.mustKubectl("wait", "--for=condition=Ready", "node", "--all", "--timeout=150s")
+	h.mustKubectl("-n", "kube-system", "rollout", "status", "deployment/coredns", "--timeout=150s")
+	testHelmInstall(t, c)
+}
+
+func testHelmInstall(t *testing.T, c *realcluster.Cluster) {
 	h := newHost(t, c)
 	version := appVersion(t)
 	out := t.TempDir()
