@@ -28,6 +28,10 @@ if [[ ${1:-} == --litek8s ]]; then
 	shift
 fi
 
+# Hold the machine's realcluster lock for the whole run, so that no test
+# tears the harness down under it (up.sh and down.sh see it is ours).
+take_lock
+
 "$HERE/build.sh"
 "$HERE/build.sh" conformance
 
