@@ -164,8 +164,8 @@ build_pause() {
 # build_conformance builds e2e.test and agnhost in a module of their own
 # (the test packages need requirements the commands' module does not).
 build_conformance() {
-	[[ -n $(missing e2e.test agnhost) ]] || return 0
-	log "conformance $K8S_VERSION: e2e.test agnhost"
+	[[ -n $(missing e2e.test agnhost ginkgo) ]] || return 0
+	log "conformance $K8S_VERSION: e2e.test agnhost ginkgo"
 	local dir=$ROOT/src/e2e
 	throwaway "$dir"
 	(
@@ -181,6 +181,13 @@ build_conformance() {
 		if [[ ! -x $BIN/agnhost ]]; then
 			go build -trimpath -ldflags "-s -w" -o "$BIN/agnhost.tmp" k8s.io/kubernetes/test/images/agnhost
 			mv "$BIN/agnhost.tmp" "$BIN/agnhost"
+		fi
+		# The ginkgo CLI of the version e2e.test is built with, to run the
+		# suite on several processes (conformance.sh PARALLEL=N).
+		if [[ ! -x $BIN/ginkgo ]]; then
+			go get github.com/onsi/ginkgo/v2/ginkgo >/dev/null 2>&1
+			go build -trimpath -o "$BIN/ginkgo.tmp" github.com/onsi/ginkgo/v2/ginkgo
+			mv "$BIN/ginkgo.tmp" "$BIN/ginkgo"
 		fi
 		log "  built in $((SECONDS - start))s"
 	)

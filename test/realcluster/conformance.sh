@@ -16,8 +16,10 @@
 # The harness stays up afterwards (inspect it; down.sh removes it). FOCUS
 # (default '\[Conformance\]') is e2e.test's --ginkgo.focus, e.g.
 # FOCUS='\[sig-node\] Pods .*\[Conformance\]' for fewer tests; extra
-# arguments go to e2e.test (e.g. --ginkgo.timeout=2h). Not part of CI: a
-# full run takes hours.
+# arguments go to e2e.test (e.g. --ginkgo.timeout=2h). PARALLEL=N runs the
+# tests not labelled Serial on N processes (ginkgo's CLI) into e2e.log, then
+# the Serial ones alone into e2e-serial.log. Not part of CI: a full run
+# takes hours on one process.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/lib.sh"
@@ -72,11 +74,30 @@ log "conformance images tagged"
 out=$STATE/conformance
 rm -rf "$out" && mkdir -p "$out"
 log "e2e.test [Conformance] ($mode) → $out/e2e.log"
+focus=${FOCUS:-\[Conformance\]}
+e2e_flags=(--kubeconfig="$KUBECONFIG" --provider=skeleton --dump-logs-on-failure=false)
 set +e
-"$BIN/e2e.test" --kubeconfig="$KUBECONFIG" --provider=skeleton \
-	--ginkgo.focus="${FOCUS:-\[Conformance\]}" --ginkgo.no-color --ginkgo.timeout=6h \
-	--report-dir="$out" --dump-logs-on-failure=false "$@" >"$out/e2e.log" 2>&1
-rc=$?
+if ((${PARALLEL:-1} > 1)); then
+	# The tests not labelled Serial on PARALLEL processes, then the Serial
+	# ones alone, as Kubernetes' own conformance runs do.
+	log "  not [Serial] on $PARALLEL processes, then [Serial] on one"
+	"$BIN/ginkgo" --procs="$PARALLEL" --focus="$focus" --label-filter='!Serial' --no-color --timeout=6h \
+		--output-dir="$out" --junit-report=junit_parallel.xml "$BIN/e2e.test" -- \
+		"${e2e_flags[@]}" "$@" >"$out/e2e.log" 2>&1
+	rc=$?
+	"$BIN/e2e.test" "${e2e_flags[@]}" --ginkgo.focus="$focus" --ginkgo.label-filter=Serial --ginkgo.no-color \
+		--ginkgo.timeout=6h --report-dir="$out" "$@" >"$out/e2e-serial.log" 2>&1
+	((rc |= $?))
+	summary_logs=("$out/e2e.log" "$out/e2e-serial.log")
+else
+	"$BIN/e2e.test" "${e2e_flags[@]}" --ginkgo.focus="$focus" --ginkgo.no-color --ginkgo.timeout=6h \
+		--report-dir="$out" "$@" >"$out/e2e.log" 2>&1
+	rc=$?
+	summary_logs=("$out/e2e.log")
+fi
 set -e
-grep -E '^(Ran [0-9]+ of|(SUCCESS|FAIL)! --)' "$out/e2e.log" || tail -5 "$out/e2e.log"
+for f in "${summary_logs[@]}"; do
+	echo "$(basename "$f"):"
+	grep -E '^(Ran [0-9]+ of|(SUCCESS|FAIL)! --)' "$f" || tail -5 "$f"
+done
 exit $rc
