@@ -21,13 +21,13 @@ import (
 )
 
 // Helpers of the conformance tests (conformance_test.go): the captures of a
-// real kube-apiserver 1.37 in testdata/golden/kube-1.37 (a subset of the
-// shared capture, same layout: every body X.<ext> has an X.meta with the
+// real kube-apiserver 1.37 in internal/api/testdata/golden/kube-1.37 (the
+// package that serves them keeps them; same layout: every body X.<ext> has an X.meta with the
 // request sent and the response head received), raw HTTP/1.1 exchanges that
 // replay those requests against one litek8s member, and an order-keeping
 // JSON tree that compares bodies field by field, key order included.
 
-const goldenDir = "testdata/golden/kube-1.37"
+const goldenDir = "../api/testdata/golden/kube-1.37"
 
 // goldenMeta is a capture's .meta: the request and the response head.
 type goldenMeta struct {
@@ -693,9 +693,13 @@ func TestGoldenCompare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(b) == 0 { // a 304's empty body
+			continue
+		}
 		v, err := parseJSON(b)
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Errorf("%s: %v", f, err)
+			continue
 		}
 		if s := v.compact() + "\n"; s != string(b) && v.indent() != string(b) {
 			t.Errorf("%s does not round-trip", f)
