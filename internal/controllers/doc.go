@@ -4,7 +4,7 @@
 // "generic-garbage-collector" does it) and the typed controllers, one
 // package each, wired by the wire_*.go files:
 //
-//   - workloads: deployment, replicaset, job (shared work loop,
+//   - workloads: deployment, replicaset, job, statefulset (shared work loop,
 //     expectations and adoption in workload/);
 //   - scheduling: the scheduler ("default-scheduler"), the simulated nodes
 //     (simnode: Nodes, their Leases and the pods bound to them, like KWOK),

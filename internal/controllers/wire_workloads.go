@@ -7,30 +7,34 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers/job"
 	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/replicaset"
+	"github.com/litek8s/litek8s/internal/controllers/statefulset"
 )
 
-// workloads builds the term's deployment, replicaset and job controllers.
+// workloads builds the term's deployment, replicaset, job and statefulset
+// controllers.
 func workloads(kc *kit.Context, cfg Config) []kit.Controller {
 	w := cfg.Workloads
 	return []kit.Controller{
 		deployment.New(kc, w.Deployment),
 		replicaset.New(kc, w.ReplicaSet),
 		job.New(kc, w.Job),
+		statefulset.New(kc, w.StatefulSet),
 	}
 }
 
 // WorkloadsConfig configures them.
 type WorkloadsConfig struct {
-	Deployment deployment.Config
-	ReplicaSet replicaset.Config
-	Job        job.Config
+	Deployment  deployment.Config
+	ReplicaSet  replicaset.Config
+	Job         job.Config
+	StatefulSet statefulset.Config
 }
 
 func defaultWorkloads() WorkloadsConfig {
 	return WorkloadsConfig{Deployment: deployment.DefaultConfig(), ReplicaSet: replicaset.DefaultConfig(),
-		Job: job.DefaultConfig()}
+		Job: job.DefaultConfig(), StatefulSet: statefulset.DefaultConfig()}
 }
 
 func (c *WorkloadsConfig) validate() error {
-	return errors.Join(c.Deployment.Validate(), c.ReplicaSet.Validate(), c.Job.Validate())
+	return errors.Join(c.Deployment.Validate(), c.ReplicaSet.Validate(), c.Job.Validate(), c.StatefulSet.Validate())
 }

@@ -80,3 +80,11 @@ func (f *Informers) CertificateSigningRequests() cache.SharedIndexInformer {
 	return Informer[certificatesv1.CertificateSigningRequest, certificatesv1.CertificateSigningRequestList](f,
 		"certificatesigningrequests.certificates.k8s.io")
 }
+
+func (f *Informers) StatefulSets() cache.SharedIndexInformer {
+	return Informer[appsv1.StatefulSet, appsv1.StatefulSetList](f, "statefulsets.apps")
+}
+
+func (f *Informers) ControllerRevisions() cache.SharedIndexInformer {
+	return Informer[appsv1.ControllerRevision, appsv1.ControllerRevisionList](f, "controllerrevisions.apps")
+}
