@@ -86,16 +86,22 @@ func (e *env) patch(t *testing.T, name, patch string) {
 }
 
 // rolledOut is Helm's --wait verdict (pkg/kube/ready.go) and kubectl
-// rollout status's on set: nil once every replica is ready and updated.
+// rollout status's on set: nil once every replica is ready and updated
+// (up to the partition).
 func rolledOut(set *appsv1.StatefulSet) error {
 	st, n := set.Status, *set.Spec.Replicas
 	partition := int32(0)
 	if ru := set.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 		partition = *ru.Partition
 	}
+	onDelete := set.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType
 	switch {
 	case st.ObservedGeneration == 0 || set.Generation > st.ObservedGeneration:
 		return fmt.Errorf("generation %d not observed (%d)", set.Generation, st.ObservedGeneration)
+	case onDelete && st.ReadyReplicas != n: // Helm calls OnDelete sets ready at once; this waits for the pods
+		return fmt.Errorf("%d of %d replicas ready", st.ReadyReplicas, n)
+	case onDelete:
+		return nil
 	case st.UpdatedReplicas < n-partition:
 		return fmt.Errorf("%d of %d replicas updated", st.UpdatedReplicas, n-partition)
 	case st.ReadyReplicas != n:
@@ -123,7 +129,9 @@ func (e *env) waitRolledOut(t *testing.T, name string, n int) (*appsv1.StatefulS
 			return err
 		}
 		st := set.Status
-		if st.Replicas != int32(n) || st.AvailableReplicas != int32(n) || st.CurrentReplicas != int32(n) {
+		rolling := set.Spec.UpdateStrategy.RollingUpdate
+		complete := rolling != nil && (rolling.Partition == nil || *rolling.Partition == 0)
+		if st.Replicas != int32(n) || st.AvailableReplicas != int32(n) || (complete && st.CurrentReplicas != int32(n)) {
 			return fmt.Errorf("status %+v", st)
 		}
 		if pods, err = e.pods(t.Context(), set); err != nil {

@@ -133,6 +133,59 @@ func testOrderedReady(t *testing.T, e *env) {
 		if err != nil || cr.Revision != 3 {
 			t.Errorf("rolled-back revision %v: %v", cr, err)
 		}
+		// kubectl reads the revisions and applies one's data as kube's.
+		if out := e.kubectl(t, "rollout", "history", "statefulset/web"); !strings.Contains(out, "2 ") || !strings.Contains(out, "3 ") {
+			t.Errorf("kubectl rollout history:\n%s", out)
+		}
+		e.kubectl(t, "rollout", "undo", "statefulset/web")
+		membertest.Eventually(t, 30*time.Second, func() error {
+			s, err := e.cs.AppsV1().StatefulSets(e.ns).Get(t.Context(), "web", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if img := s.Spec.Template.Spec.Containers[0].Image; img != "busybox:2" {
+				return fmt.Errorf("image %s after undo, want busybox:2", img)
+			}
+			return rolledOut(s)
+		})
+	})
+
+	t.Run("partition and OnDelete", func(t *testing.T) {
+		e.patch(t, "web", `{"spec":{"updateStrategy":{"rollingUpdate":{"partition":2}},"template":{"spec":{"containers":[{"name":"c","image":"busybox:3"}]}}}}`)
+		images := func() (out []string) {
+			_, pods := e.waitRolledOut(t, "web", 3)
+			for _, p := range pods {
+				out = append(out, p.Spec.Containers[0].Image)
+			}
+			return out
+		}
+		membertest.Eventually(t, 20*time.Second, func() error {
+			if got := images(); !slices.Equal(got, []string{"busybox:2", "busybox:2", "busybox:3"}) {
+				return fmt.Errorf("images %v, want only web-2 updated", got)
+			}
+			return nil
+		})
+		e.patch(t, "web", `{"spec":{"updateStrategy":{"type":"OnDelete","rollingUpdate":null},"template":{"spec":{"containers":[{"name":"c","image":"busybox:4"}]}}}}`)
+		time.Sleep(500 * time.Millisecond) // OnDelete: nothing changes by itself
+		if got := images(); !slices.Equal(got, []string{"busybox:2", "busybox:2", "busybox:3"}) {
+			t.Errorf("images %v changed under OnDelete", got)
+		}
+		if err := e.cs.CoreV1().Pods(e.ns).Delete(t.Context(), "web-0", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		membertest.Eventually(t, 20*time.Second, func() error {
+			if got := images(); !slices.Equal(got, []string{"busybox:4", "busybox:2", "busybox:3"}) {
+				return fmt.Errorf("images %v, want web-0 recreated at busybox:4", got)
+			}
+			return nil
+		})
+		e.patch(t, "web", `{"spec":{"updateStrategy":{"type":"RollingUpdate","rollingUpdate":{"partition":0}}}}`)
+		membertest.Eventually(t, 20*time.Second, func() error {
+			if got := images(); !slices.Equal(got, []string{"busybox:4", "busybox:4", "busybox:4"}) {
+				return fmt.Errorf("images %v, want all busybox:4", got)
+			}
+			return nil
+		})
 	})
 
 	t.Run("replace deleted and failed pods", func(t *testing.T) {
