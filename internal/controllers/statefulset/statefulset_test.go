@@ -48,7 +48,7 @@ func testSet(replicas int32, scaled, deleted appsv1.PersistentVolumeClaimRetenti
 // a pod in range and a pod scaled down.
 func TestClaimOwners(t *testing.T) {
 	for _, tc := range []struct {
-		scaled, deleted            appsv1.PersistentVolumeClaimRetentionPolicyType
+		scaled, deleted     appsv1.PersistentVolumeClaimRetentionPolicyType
 		inRange, scaledDown string // owners: "", "set", "pod"
 	}{
 		{retain, retain, "", ""},
