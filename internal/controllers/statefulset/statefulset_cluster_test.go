@@ -241,14 +241,34 @@ func testOrderedReady(t *testing.T, e *env) {
 	})
 }
 
-// testParallelDelete: Parallel pods; claims owned per the Delete/Delete
-// retention policy go with a scale down and with the set.
+// testParallelDelete: Parallel pods, available after minReadySeconds;
+// claims owned per the Delete/Delete retention policy go with a scale
+// down and with the set.
 func testParallelDelete(t *testing.T, e *env) {
 	set := statefulSet("db", 3, appsv1.ParallelPodManagement)
 	set.Spec.PersistentVolumeClaimRetentionPolicy = &appsv1.StatefulSetPersistentVolumeClaimRetentionPolicy{
 		WhenDeleted: appsv1.DeletePersistentVolumeClaimRetentionPolicyType, WhenScaled: appsv1.DeletePersistentVolumeClaimRetentionPolicyType}
+	set.Spec.MinReadySeconds = 2
+	set.Spec.Template.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": "nowhere"}
 	created := e.create(t, set)
-	e.waitRolledOut(t, "db", 3)
+	// Parallel: all three are created though none can start.
+	membertest.Eventually(t, 20*time.Second, func() error {
+		s, err := e.cs.AppsV1().StatefulSets(e.ns).Get(t.Context(), "db", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if st := s.Status; st.Replicas != 3 || st.ReadyReplicas != 0 || st.UpdatedReplicas != 3 {
+			return fmt.Errorf("status %+v, want 3 replicas, none ready", st)
+		}
+		return nil
+	})
+	// A new template replaces the pods that cannot start, all at once.
+	start := time.Now()
+	e.patch(t, "db", `{"spec":{"template":{"spec":{"nodeSelector":null}}}}`)
+	e.waitRolledOut(t, "db", 3) // available: ready for minReadySeconds
+	if d := time.Since(start); d < time.Second {
+		t.Errorf("3 pods available after %v, before minReadySeconds (2 s, in whole seconds)", d)
+	}
 	for i := range 3 {
 		claim, err := e.cs.CoreV1().PersistentVolumeClaims(e.ns).Get(t.Context(), fmt.Sprintf("data-db-%d", i), metav1.GetOptions{})
 		if err != nil {

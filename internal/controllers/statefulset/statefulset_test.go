@@ -138,6 +138,12 @@ func TestPodIdentity(t *testing.T) {
 	if set.Spec.Template.Labels[appsv1.StatefulSetPodNameLabel] != "" {
 		t.Error("the template was modified")
 	}
+	set.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: 3} // ordinals 3, 4, 5
+	for o, want := range map[int]bool{2: false, 3: true, 5: true, 6: false} {
+		if got := inRange(set, newPod(set, o, "r")); got != want {
+			t.Errorf("ordinal %d in range %v, want %v", o, got, want)
+		}
+	}
 }
 
 func TestMaxUnavailable(t *testing.T) {
