@@ -2,6 +2,7 @@ package statefulset
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,13 @@ type run struct {
 // is reported even with an error.
 func (c *controller) updateSet(ctx context.Context, key string, set *appsv1.StatefulSet, currentRev, updRev *appsv1.ControllerRevision,
 	collisions int32, pods []*corev1.Pod, now time.Time) (*appsv1.StatefulSetStatus, error) {
+	if t := set.Spec.UpdateStrategy.Type; t != appsv1.RollingUpdateStatefulSetStrategyType && t != appsv1.OnDeleteStatefulSetStrategyType {
+		// kube 1.37's Recreate is alpha, off by default: kube refuses it so.
+		err := fmt.Errorf("statefulset %s/%s uses %s strategy but feature gate StatefulSetRecreateStrategy is disabled",
+			set.Namespace, set.Name, t)
+		c.events.Event(set, corev1.EventTypeWarning, "UnknownStrategy", err.Error())
+		return nil, err
+	}
 	currentSet, err := applyRevision(set, currentRev)
 	if err != nil {
 		return nil, err
