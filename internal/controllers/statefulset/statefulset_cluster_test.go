@@ -239,6 +239,23 @@ func testOrderedReady(t *testing.T, e *env) {
 			t.Error("web-1 not recreated")
 		}
 	})
+
+	t.Run("deleted with claims retained", func(t *testing.T) {
+		e.kubectl(t, "delete", "statefulset/web", "--wait=false")
+		membertest.Eventually(t, 20*time.Second, func() error {
+			l, err := e.cs.CoreV1().Pods(e.ns).List(t.Context(), metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			if n := len(l.Items); n != 0 {
+				return fmt.Errorf("%d pods left", n)
+			}
+			return nil
+		})
+		if got := e.claimNames(t); len(got) != 5 {
+			t.Errorf("claims %v: Retain keeps all five", got)
+		}
+	})
 }
 
 // testParallelDelete: Parallel pods, available after minReadySeconds;
