@@ -58,9 +58,9 @@ func (c *controller) updateSet(ctx context.Context, key string, set *appsv1.Stat
 		return &r.status, nil
 	}
 	r.partition(pods)
-	err = r.reconcile(ctx)
+	stopped, err := r.reconcile(ctx)
 	countPods(&r.status, set.Spec.MinReadySeconds, currentRev, updRev, now, r.replicas, r.condemned)
-	if err != nil || set.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType {
+	if stopped || err != nil || set.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType {
 		return &r.status, err
 	}
 	return &r.status, r.rollingUpdate(ctx)
@@ -99,10 +99,11 @@ func (r *run) partition(pods []*corev1.Pod) {
 }
 
 // reconcile brings the replicas up (creating, recreating failed pods,
-// fixing identity and storage), then the condemned down.
-func (r *run) reconcile(ctx context.Context) error {
+// fixing identity and storage), then the condemned down; stopped: an
+// OrderedReady set waits for a pod (no rolling update in this sync).
+func (r *run) reconcile(ctx context.Context) (stopped bool, err error) {
 	if stop, err := r.forAll(ctx, r.replicas, r.processReplica); stop || err != nil {
-		return err
+		return stop, err
 	}
 	fixClaims := func(ctx context.Context, i int) (bool, error) {
 		p := r.condemned[i]
@@ -112,10 +113,9 @@ func (r *run) reconcile(ctx context.Context) error {
 		return false, r.c.fixClaimOwners(ctx, r.key, r.update, p)
 	}
 	if stop, err := r.forAll(ctx, r.condemned, fixClaims); stop || err != nil {
-		return err
+		return stop, err
 	}
-	_, err := r.forAll(ctx, r.condemned, r.processCondemned)
-	return err
+	return r.forAll(ctx, r.condemned, r.processCondemned)
 }
 
 // forAll calls fn for each pod: in order, stopping at the first that
