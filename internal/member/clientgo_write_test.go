@@ -288,11 +288,10 @@ func TestClientGoServerSideApply(t *testing.T) {
 }
 
 // Status: a status update changes status only; a main-resource update
-// keeps the stored status; generation counts spec changes. (A StatefulSet:
-// no litek8s controller writes its status, a Deployment's is the
-// deployment controller's.)
+// keeps the stored status; generation counts spec changes. (A StatefulSet
+// with its controller off: nothing else writes its status.)
 func TestClientGoStatusSubresource(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
+	c := newTestCluster(t, 3, func(cfg *Config) { cfg.Controllers.Disabled = []string{"statefulset"} })
 	cs, _ := followerClient(t, c)
 	ctx := t.Context()
 	createNamespace(t, cs, "st")

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
+	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
@@ -53,8 +54,8 @@ metadata:
 spec: {size: 1, color: red}
 `
 
-// statefulSetObj is the built-in baseline: a kind no litek8s controller
-// writes (a Deployment's controller would race the test's updates).
+// statefulSetObj is the built-in baseline, with the statefulset
+// controller off (a controller would race the test's updates).
 const statefulSetObj = `
 apiVersion: apps/v1
 kind: StatefulSet
@@ -99,7 +100,7 @@ func dynamicClients(t *testing.T, c *membertest.Cluster) []*dynamic.DynamicClien
 // get, list by label, watch, update, delete. Built-in kinds go through the
 // same path as a baseline.
 func TestDynamicClientRoundTrip(t *testing.T) {
-	c := membertest.StartCluster(t, 3)
+	c := membertest.StartCluster(t, 3, func(cfg *member.Config) { cfg.Controllers.Disabled = []string{"statefulset"} })
 	dyn := dynamicClients(t, c)
 	cs := c.Clientset(0)
 	createNamespace(t, cs, "dynamic")
