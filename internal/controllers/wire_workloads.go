@@ -3,6 +3,7 @@ package controllers
 import (
 	"errors"
 
+	"github.com/litek8s/litek8s/internal/controllers/daemonset"
 	"github.com/litek8s/litek8s/internal/controllers/deployment"
 	"github.com/litek8s/litek8s/internal/controllers/job"
 	"github.com/litek8s/litek8s/internal/controllers/kit"
@@ -10,8 +11,8 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers/statefulset"
 )
 
-// workloads builds the term's deployment, replicaset, job and statefulset
-// controllers.
+// workloads builds the term's deployment, replicaset, job, statefulset and
+// daemonset controllers.
 func workloads(kc *kit.Context, cfg Config) []kit.Controller {
 	w := cfg.Workloads
 	return []kit.Controller{
@@ -19,6 +20,7 @@ func workloads(kc *kit.Context, cfg Config) []kit.Controller {
 		replicaset.New(kc, w.ReplicaSet),
 		job.New(kc, w.Job),
 		statefulset.New(kc, w.StatefulSet),
+		daemonset.New(kc, w.DaemonSet),
 	}
 }
 
@@ -28,13 +30,15 @@ type WorkloadsConfig struct {
 	ReplicaSet  replicaset.Config
 	Job         job.Config
 	StatefulSet statefulset.Config
+	DaemonSet   daemonset.Config
 }
 
 func defaultWorkloads() WorkloadsConfig {
 	return WorkloadsConfig{Deployment: deployment.DefaultConfig(), ReplicaSet: replicaset.DefaultConfig(),
-		Job: job.DefaultConfig(), StatefulSet: statefulset.DefaultConfig()}
+		Job: job.DefaultConfig(), StatefulSet: statefulset.DefaultConfig(),
+		DaemonSet: daemonset.DefaultConfig()}
 }
 
 func (c *WorkloadsConfig) validate() error {
-	return errors.Join(c.Deployment.Validate(), c.ReplicaSet.Validate(), c.Job.Validate(), c.StatefulSet.Validate())
+	return errors.Join(c.Deployment.Validate(), c.ReplicaSet.Validate(), c.Job.Validate(), c.StatefulSet.Validate(), c.DaemonSet.Validate())
 }
