@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -78,6 +79,8 @@ func TestDaemonSet(t *testing.T) {
 	t.Run("nodes come and go", e.testNodes)
 	t.Run("failed pod replaced", e.testFailed)
 	t.Run("rolling update", func(t *testing.T) { e.testRollingUpdate(t, rec) })
+	t.Run("rolling update with surge", func(t *testing.T) { e.testSurge(t, rec) })
+	t.Run("on delete", e.testOnDelete)
 	c.SameObjects(t.Context(), "/apis/apps/v1/daemonsets", "/apis/apps/v1/controllerrevisions", "/api/v1/pods")
 }
 
@@ -293,10 +296,7 @@ func (e *env) testRollingUpdate(t *testing.T, rec *workloadtest.Recorder) {
 		ds.Spec.UpdateStrategy.RollingUpdate.MaxUnavailable.IntValue() != 1 {
 		t.Fatalf("update strategy %+v", ds.Spec.UpdateStrategy)
 	}
-	start := int64(0)
-	if evs := rec.Events(); len(evs) > 0 {
-		start = evs[len(evs)-1].RV
-	}
+	start := lastRV(rec)
 	if _, err := e.cs.AppsV1().DaemonSets(e.ns).Patch(t.Context(), "agent", types.MergePatchType,
 		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox:1.37"}]}}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
@@ -323,12 +323,19 @@ func (e *env) testRollingUpdate(t *testing.T, rec *workloadtest.Recorder) {
 	if !slices.Equal(numbers, []int64{1, 2}) {
 		t.Errorf("revisions %v, want [1 2]", numbers)
 	}
-	// Replay the pods: at no point after the update did two nodes lack a
-	// ready agent pod.
+	checkUnavailable(t, rec, "agent", start, 1)
+}
+
+var simNodes = []string{"sim-node-0", "sim-node-1", "sim-node-2"}
+
+// checkUnavailable replays the pods: after resourceVersion start, never
+// more than most simulated nodes lacked a ready pod of app.
+func checkUnavailable(t *testing.T, rec *workloadtest.Recorder, app string, start int64, most int) {
+	t.Helper()
 	ready := map[string]map[types.UID]bool{} // node -> ready pods
 	for _, ev := range rec.Events() {
 		p := ev.Object.(*corev1.Pod)
-		if p.Labels["app"] != "agent" || p.Spec.NodeName == "" {
+		if p.Labels["app"] != app || p.Spec.NodeName == "" {
 			continue
 		}
 		if ready[p.Spec.NodeName] == nil {
@@ -343,15 +350,103 @@ func (e *env) testRollingUpdate(t *testing.T, rec *workloadtest.Recorder) {
 			continue
 		}
 		lacking := 0
-		for _, n := range []string{"sim-node-0", "sim-node-1", "sim-node-2"} {
+		for _, n := range simNodes {
 			if len(ready[n]) == 0 {
 				lacking++
 			}
 		}
-		if lacking > 1 {
-			t.Fatalf("at resourceVersion %d, %d nodes lack a ready agent pod (maxUnavailable 1)", ev.RV, lacking)
+		if lacking > most {
+			t.Fatalf("at resourceVersion %d, %d nodes lack a ready %s pod (at most %d may)", ev.RV, lacking, app, most)
 		}
 	}
+}
+
+// lastRV is the resourceVersion of the last pod event recorded.
+func lastRV(rec *workloadtest.Recorder) int64 {
+	if evs := rec.Events(); len(evs) > 0 {
+		return evs[len(evs)-1].RV
+	}
+	return 0
+}
+
+// testSurge: with maxSurge 1 and maxUnavailable 0 the new pod starts
+// next to the old one, which goes once the new one is ready: every node
+// keeps a ready pod throughout.
+func (e *env) testSurge(t *testing.T, rec *workloadtest.Recorder) {
+	if _, err := e.cs.AppsV1().DaemonSets(e.ns).Create(t.Context(), daemonSet("surge", func(ds *appsv1.DaemonSet) {
+		ds.Spec.UpdateStrategy.RollingUpdate = &appsv1.RollingUpdateDaemonSet{
+			MaxSurge: new(intstr.FromInt32(1)), MaxUnavailable: new(intstr.FromInt32(0))}
+	}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitOn(t, "surge", simNodes...)
+	start := lastRV(rec)
+	if _, err := e.cs.AppsV1().DaemonSets(e.ns).Patch(t.Context(), "surge", types.MergePatchType,
+		[]byte(`{"spec":{"template":{"metadata":{"annotations":{"v":"2"}}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out := e.kubectl(t, "rollout", "status", "daemonset/surge", "--timeout=60s"); !strings.Contains(out, "successfully rolled out") {
+		t.Errorf("kubectl rollout status: %s", out)
+	}
+	_, pods := e.waitOn(t, "surge", simNodes...)
+	for _, ps := range pods {
+		if ps[0].Annotations["v"] != "2" {
+			t.Errorf("pod %s: annotations %v", ps[0].Name, ps[0].Annotations)
+		}
+	}
+	checkUnavailable(t, rec, "surge", start, 0)
+}
+
+// testOnDelete: a new template changes no pod until one is deleted; its
+// replacement runs the new template.
+func (e *env) testOnDelete(t *testing.T) {
+	if _, err := e.cs.AppsV1().DaemonSets(e.ns).Create(t.Context(), daemonSet("manual", func(ds *appsv1.DaemonSet) {
+		ds.Spec.UpdateStrategy.Type = appsv1.OnDeleteDaemonSetStrategyType
+	}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, before := e.waitOn(t, "manual", simNodes...)
+	if _, err := e.cs.AppsV1().DaemonSets(e.ns).Patch(t.Context(), "manual", types.MergePatchType,
+		[]byte(`{"spec":{"template":{"metadata":{"annotations":{"v":"2"}}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	membertest.Eventually(t, 20*time.Second, func() error {
+		ds, err := e.cs.AppsV1().DaemonSets(e.ns).Get(t.Context(), "manual", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if ds.Status.ObservedGeneration != ds.Generation || ds.Status.UpdatedNumberScheduled != 0 || ds.Status.NumberAvailable != 3 {
+			return fmt.Errorf("status %+v at generation %d", ds.Status, ds.Generation)
+		}
+		return nil
+	})
+	victim := before["sim-node-0"][0]
+	if err := e.cs.CoreV1().Pods(e.ns).Delete(t.Context(), victim.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	membertest.Eventually(t, 20*time.Second, func() error {
+		ds, err := e.cs.AppsV1().DaemonSets(e.ns).Get(t.Context(), "manual", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		pods, err := e.podsByNode(t.Context(), ds.UID)
+		if err != nil {
+			return err
+		}
+		for _, n := range simNodes {
+			if len(pods[n]) != 1 {
+				return fmt.Errorf("%d pods on %s", len(pods[n]), n)
+			}
+			p := pods[n][0]
+			if replaced := p.UID != before[n][0].UID; replaced != (n == "sim-node-0") || replaced != (p.Annotations["v"] == "2") {
+				return fmt.Errorf("pod %s on %s: annotations %v", p.Name, n, p.Annotations)
+			}
+		}
+		if ds.Status.UpdatedNumberScheduled != 1 || ds.Status.NumberAvailable != 3 {
+			return fmt.Errorf("status %+v", ds.Status)
+		}
+		return nil
+	})
 }
 
 // kubectl runs kubectl against the test's member; it skips the test when
