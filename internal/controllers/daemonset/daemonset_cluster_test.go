@@ -324,6 +324,35 @@ func (e *env) testRollingUpdate(t *testing.T, rec *workloadtest.Recorder) {
 		t.Errorf("revisions %v, want [1 2]", numbers)
 	}
 	checkUnavailable(t, rec, "agent", start, 1)
+	// kubectl rollout undo puts revision 1's template back; its revision
+	// becomes 3.
+	if out := e.kubectl(t, "rollout", "history", "daemonset/agent"); !strings.Contains(out, "1 ") || !strings.Contains(out, "2 ") {
+		t.Errorf("kubectl rollout history:\n%s", out)
+	}
+	e.kubectl(t, "rollout", "undo", "daemonset/agent")
+	if out := e.kubectl(t, "rollout", "status", "daemonset/agent", "--timeout=60s"); !strings.Contains(out, "successfully rolled out") {
+		t.Errorf("kubectl rollout status after undo: %s", out)
+	}
+	_, pods = e.waitOn(t, "agent", simNodes...)
+	for _, ps := range pods {
+		if ps[0].Spec.Containers[0].Image != "busybox" {
+			t.Errorf("after undo, pod %s runs %s", ps[0].Name, ps[0].Spec.Containers[0].Image)
+		}
+	}
+	membertest.Eventually(t, 10*time.Second, func() error {
+		revs, err := e.cs.AppsV1().ControllerRevisions(e.ns).List(t.Context(), metav1.ListOptions{LabelSelector: "app=agent"})
+		if err != nil {
+			return err
+		}
+		got := map[int64]string{}
+		for _, r := range revs.Items {
+			got[r.Revision] = r.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
+		}
+		if len(got) != 2 || got[3] == "" || got[2] == "" || got[3] != pods["sim-node-0"][0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey] {
+			return fmt.Errorf("revisions after undo: %v", got)
+		}
+		return nil
+	})
 }
 
 var simNodes = []string{"sim-node-0", "sim-node-1", "sim-node-2"}
