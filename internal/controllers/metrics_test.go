@@ -14,7 +14,8 @@ import (
 )
 
 // queueNames are the work queues every term runs (workqueue_*{name}).
-var queueNames = []string{"deployment-controller", "replicaset-controller", "job-controller", "statefulset-controller", "default-scheduler",
+var queueNames = []string{"deployment-controller", "replicaset-controller", "job-controller", "statefulset-controller", "daemonset-controller",
+	"default-scheduler",
 	"node-lifecycle-controller", "namespace-controller", "endpoint-controller", "endpointslice-controller",
 	"pvc-protection-controller", "pv-protection-controller", "service-account-controller", "root-ca-cert-publisher",
 	"garbage_collector_attempt_to_delete", "garbage_collector_attempt_to_orphan"}

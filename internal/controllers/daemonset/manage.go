@@ -23,6 +23,7 @@ func (c *controller) manage(ctx context.Context, key string, ds *appsv1.DaemonSe
 	var victims []*corev1.Pod
 	exists := make(map[string]bool, len(nodes))
 	surge := usesSurge(ds)
+	c.failed.GC() // forget the backoff of nodes whose pods stopped failing long ago
 	for _, node := range nodes {
 		exists[node.Name] = true
 		pods := byNode[node.Name]
