@@ -81,6 +81,7 @@ func TestDaemonSet(t *testing.T) {
 	t.Run("rolling update", func(t *testing.T) { e.testRollingUpdate(t, rec) })
 	t.Run("rolling update with surge", func(t *testing.T) { e.testSurge(t, rec) })
 	t.Run("on delete", e.testOnDelete)
+	t.Run("leader change", e.testLeaderChange)
 	c.SameObjects(t.Context(), "/apis/apps/v1/daemonsets", "/apis/apps/v1/controllerrevisions", "/api/v1/pods")
 }
 
@@ -476,6 +477,27 @@ func (e *env) testOnDelete(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// testLeaderChange: the next leader's controller takes over: a new
+// template rolls out, ending with exactly one pod per node.
+func (e *env) testLeaderChange(t *testing.T) {
+	leader := e.c.WaitLeader()
+	if leader == e.member {
+		t.Fatalf("the test's member %d is the leader", e.member)
+	}
+	e.c.Stop(leader)
+	t.Cleanup(func() { e.c.Restart(leader) })
+	if _, err := e.cs.AppsV1().DaemonSets(e.ns).Patch(t.Context(), "agent", types.MergePatchType,
+		[]byte(`{"spec":{"template":{"metadata":{"annotations":{"after":"failover"}}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, pods := e.waitOn(t, "agent", simNodes...)
+	for n, ps := range pods {
+		if ps[0].Annotations["after"] != "failover" {
+			t.Errorf("pod %s on %s: annotations %v", ps[0].Name, n, ps[0].Annotations)
+		}
+	}
 }
 
 // kubectl runs kubectl against the test's member; it skips the test when
