@@ -102,6 +102,9 @@ func (s *Server) admitUpdate(q *request, obj, old runtime.Object, cur *kv.Object
 		ns.Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
 	}
 	admitPodUpdate(q, obj, old)
+	if q.subresource == "" && q.res.PrepareUpdate != nil {
+		q.res.PrepareUpdate(obj, old)
+	}
 	if q.subresource != "binding" { // a binding bypasses the pod's update validation, as in kube
 		if err := validateUpdate(q.res, obj, old); err != nil {
 			return nil, err

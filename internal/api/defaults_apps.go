@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -60,6 +61,21 @@ func prepareDaemonSet(obj runtime.Object) {
 	if g, err := strconv.ParseInt(ds.Annotations[daemonSetTemplateGeneration], 10, 64); err != nil || g < 1 {
 		setTemplateGeneration(ds, "1")
 	}
+}
+
+// prepareDaemonSetUpdate: the template generation is the stored one, bumped
+// when the template changed (kube's daemonset strategy), whatever the
+// writer sent; the controller tells old pods by it.
+func prepareDaemonSetUpdate(obj, old runtime.Object) {
+	ds, ods := obj.(*appsv1.DaemonSet), old.(*appsv1.DaemonSet)
+	g, err := strconv.ParseInt(ods.Annotations[daemonSetTemplateGeneration], 10, 64)
+	if err != nil || g < 1 {
+		g = 1
+	}
+	if !apiequality.Semantic.DeepEqual(ds.Spec.Template, ods.Spec.Template) {
+		g++
+	}
+	setTemplateGeneration(ds, strconv.FormatInt(g, 10))
 }
 
 // defaultDaemonSet: rolling updates of one node at a time without surge,

@@ -42,6 +42,9 @@ type resource struct {
 	// Prepare applies the kind's server-side defaults on create, after the
 	// generic metadata (uid, timestamps) is set. Optional.
 	Prepare func(obj runtime.Object)
+	// PrepareUpdate applies the kind's server-side rules of an update of
+	// the main resource that need the stored object old. Optional.
+	PrepareUpdate func(obj, old runtime.Object)
 	// HasGeneration: metadata.generation starts at 1 and is bumped when
 	// spec changes.
 	HasGeneration bool

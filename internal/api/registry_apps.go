@@ -22,7 +22,7 @@ func appsKinds() []*resource {
 		{Group: "apps", Version: "v1", Resource: "daemonsets", Singular: "daemonset", Kind: "DaemonSet",
 			Namespaced: true, ShortNames: []string{"ds"}, Categories: []string{"all"}, HasGeneration: true,
 			New: newOf[appsv1.DaemonSet](), NewList: newOf[appsv1.DaemonSetList](), Prepare: prepareDaemonSet,
-			Normalize: defaultDaemonSet, Status: true, Validate: validateDaemonSet},
+			PrepareUpdate: prepareDaemonSetUpdate, Normalize: defaultDaemonSet, Status: true, Validate: validateDaemonSet},
 		{Group: "apps", Version: "v1", Resource: "controllerrevisions", Singular: "controllerrevision",
 			Kind: "ControllerRevision", Namespaced: true,
 			New: newOf[appsv1.ControllerRevision](), NewList: newOf[appsv1.ControllerRevisionList](),
