@@ -119,6 +119,7 @@ func evict(ctx context.Context, cs kubernetes.Interface, name string) error {
 func TestDisruptionBudgets(t *testing.T) {
 	c := membertest.StartCluster(t, 3, func(cfg *member.Config) {
 		cfg.Controllers.Scheduling.SimNodes.Count = 2
+		cfg.Controllers.Policy.Disruption.DeletionTimeout = 3 * time.Second
 	})
 	f := c.Follower()
 	cs := c.Clientset(f)
@@ -181,6 +182,43 @@ func TestDisruptionBudgets(t *testing.T) {
 		t.Fatalf("second eviction once replaced: %v", err)
 	}
 	waitReady(t, cs, "web", 4)
+
+	// An eviction whose pod was not deleted: the pod does not count as
+	// healthy until the record expires (DeletionTimeout, 3 s here); a
+	// record of a pod that is gone is dropped at once.
+	pods = waitReady(t, cs, "web", 4)
+	var kept string
+	for n := range pods {
+		kept = n
+	}
+	pdb, err := cs.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "max-one", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdb.Status.DisruptedPods = map[string]metav1.Time{kept: metav1.Now(), "web-gone": metav1.Now()}
+	if _, err := cs.PolicyV1().PodDisruptionBudgets(ns).UpdateStatus(ctx, pdb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	pdb = waitStatus(t, cs, "max-one", want{expected: 4, desired: 3, healthy: 3, allowed: 0, reason: policyv1.InsufficientPodsReason})
+	if _, ok := pdb.Status.DisruptedPods[kept]; !ok || len(pdb.Status.DisruptedPods) != 1 {
+		t.Errorf("disrupted pods %v, want only %s", pdb.Status.DisruptedPods, kept)
+	}
+	pdb = waitStatus(t, cs, "max-one", want{expected: 4, desired: 3, healthy: 4, allowed: 1, reason: policyv1.SufficientPodsReason})
+	if len(pdb.Status.DisruptedPods) != 0 {
+		t.Errorf("expired disrupted pods kept: %v", pdb.Status.DisruptedPods)
+	}
+	membertest.Eventually(t, 10*time.Second, func() error {
+		l, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + kept})
+		if err != nil {
+			return err
+		}
+		for _, e := range l.Items {
+			if e.Reason == "NotDeleted" && e.Message == "Pod was expected by PDB default/max-one to be deleted but it wasn't" {
+				return nil
+			}
+		}
+		return fmt.Errorf("no NotDeleted event for %s", kept)
+	})
 
 	t.Run("kubectl drain", func(t *testing.T) { testDrain(t, c, f, cs) })
 	c.SameObjects(ctx, "/apis/policy/v1/poddisruptionbudgets", "/api/v1/pods")

@@ -60,6 +60,9 @@ func (c *controller) syncClaimKey(ctx context.Context, key string) error {
 
 // syncUnboundClaim binds a claim that never completed its binding.
 func (c *controller) syncUnboundClaim(ctx context.Context, claim *corev1.PersistentVolumeClaim) error {
+	if claim.DeletionTimestamp != nil { // a volume bound now would only be released
+		return nil
+	}
 	if claim.Spec.VolumeName != "" {
 		return c.syncPreboundClaim(ctx, claim)
 	}
@@ -90,7 +93,7 @@ func (c *controller) syncUnboundClaim(ctx context.Context, claim *corev1.Persist
 	case delay:
 		c.events.Event(claim, corev1.EventTypeNormal, reasonWaitForFirstConsumer, "waiting for first consumer to be created before binding")
 	case className != "":
-		if err := c.provision(ctx, claim, className, class); err != nil {
+		if claim, err = c.provision(ctx, claim, className, class); err != nil {
 			return err
 		}
 	default:
@@ -129,18 +132,19 @@ func (c *controller) bestMatch(claim *corev1.PersistentVolumeClaim, node *corev1
 }
 
 // provision asks the class's external provisioner for a volume by
-// annotating the claim; in-tree provisioners are not available.
+// annotating the claim (returned as written); in-tree provisioners are
+// not available.
 func (c *controller) provision(ctx context.Context, claim *corev1.PersistentVolumeClaim, className string,
-	class *storagev1.StorageClass) error {
+	class *storagev1.StorageClass) (*corev1.PersistentVolumeClaim, error) {
 	if class == nil {
 		msg := fmt.Sprintf("storageclass.storage.k8s.io %q not found", className)
 		c.events.Event(claim, corev1.EventTypeWarning, reasonProvisioningFailed, msg)
-		return nil
+		return claim, nil
 	}
 	p := class.Provisioner
 	if strings.HasPrefix(p, "kubernetes.io/") {
 		c.events.Event(claim, corev1.EventTypeWarning, reasonProvisioningFailed, "no volume plugin matched name: "+p)
-		return nil
+		return claim, nil
 	}
 	if claim.Annotations[annStorageProvisioner] != p || claim.Annotations[annBetaStorageProvisioner] != p {
 		out := claim.DeepCopy()
@@ -148,14 +152,14 @@ func (c *controller) provision(ctx context.Context, claim *corev1.PersistentVolu
 		metav1.SetMetaDataAnnotation(&out.ObjectMeta, annBetaStorageProvisioner, p)
 		updated, err := c.client.CoreV1().PersistentVolumeClaims(claim.Namespace).Update(ctx, out, metav1.UpdateOptions{})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		*claim = *updated
+		claim = updated
 	}
 	c.events.Event(claim, corev1.EventTypeNormal, reasonExternalProvisioning, fmt.Sprintf(
 		"Waiting for a volume to be created either by the external provisioner '%s' or manually by the system administrator. "+
 			"If volume creation is delayed, please verify that the provisioner is running and correctly registered.", p))
-	return nil
+	return claim, nil
 }
 
 // syncPreboundClaim binds a claim that names its volume.
