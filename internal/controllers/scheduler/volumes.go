@@ -8,8 +8,10 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	klabels "k8s.io/apimachinery/pkg/labels"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
+	storagehelpers "k8s.io/component-helpers/storage/volume"
 )
 
 // Volumes: kube's VolumeBinding and VolumeZone plugins for the pods that
@@ -24,7 +26,11 @@ import (
 //     conflict") and the zone and region labels of those volumes ("node(s)
 //     had no available volume zone"); an unbound WaitForFirstConsumer
 //     claim the scheduler already chose a node for (annotation
-//     volume.kubernetes.io/selected-node) limits the pod to that node.
+//     volume.kubernetes.io/selected-node) limits the pod to that node; one
+//     of a class without a provisioner (kubernetes.io/no-provisioner:
+//     static local volumes) to the nodes an Available matching volume
+//     allows ("node(s) didn't find available persistent volumes to
+//     bind").
 //   - An unbound WaitForFirstConsumer claim does not block the decision:
 //     the scheduler writes the chosen node on the claim (as kube's
 //     VolumeBinding plugin does before provisioning) instead of binding
@@ -59,7 +65,14 @@ type volumeInfo struct {
 	// waiting are the unbound WaitForFirstConsumer claims (names in the
 	// pod's namespace); toSelect those of them without a selected node.
 	waiting, toSelect []string
+	// static are, for each waiting claim of a class without a provisioner
+	// (kubernetes.io/no-provisioner), the node affinities of the volumes
+	// that could be bound to it: a node must match one of each.
+	static [][][]nodeTerm
 }
+
+// noProvisioner is the provisioner of classes of static volumes only.
+const noProvisioner = "kubernetes.io/no-provisioner"
 
 // volumeListers read claims, volumes and classes.
 type volumeListers struct {
@@ -138,31 +151,68 @@ func (l *volumeListers) addClaim(v *volumeInfo, pod *corev1.Pod, name string, ep
 		}
 		return ""
 	}
-	if !l.delayed(claim) {
+	class := l.delayedClass(claim)
+	if class == nil {
 		return msgUnboundImmediate
 	}
 	v.waiting = append(v.waiting, claim.Name)
 	if n := claim.Annotations[annSelectedNode]; n != "" {
 		v.selected = n
-	} else {
-		v.toSelect = append(v.toSelect, claim.Name)
+		return ""
+	}
+	v.toSelect = append(v.toSelect, claim.Name)
+	if class.Provisioner == noProvisioner {
+		v.static = append(v.static, l.staticCandidates(claim))
 	}
 	return ""
 }
 
-// delayed tells whether the claim's class binds WaitForFirstConsumer.
-func (l *volumeListers) delayed(claim *corev1.PersistentVolumeClaim) bool {
-	name := ""
-	if claim.Spec.StorageClassName != nil {
-		name = *claim.Spec.StorageClassName
-	} else if a, ok := claim.Annotations[corev1.BetaStorageClassAnnotation]; ok {
-		name = a
+// staticCandidates are the node affinities of the volumes that match
+// claim but for their node (an empty affinity matches every node).
+func (l *volumeListers) staticCandidates(claim *corev1.PersistentVolumeClaim) [][]nodeTerm {
+	all, err := l.volumes.List(klabels.Everything())
+	if err != nil {
+		return nil
 	}
+	var sel klabels.Selector
+	if claim.Spec.Selector != nil {
+		if sel, err = metav1.LabelSelectorAsSelector(claim.Spec.Selector); err != nil {
+			return nil
+		}
+	}
+	requested := claim.Spec.Resources.Requests[corev1.ResourceStorage]
+	out := [][]nodeTerm{}
+	for _, pv := range all {
+		capacity := pv.Spec.Capacity[corev1.ResourceStorage]
+		switch {
+		case pv.Status.Phase != corev1.VolumeAvailable || pv.DeletionTimestamp != nil,
+			pv.Spec.ClaimRef != nil && !storagehelpers.IsVolumeBoundToClaim(pv, claim),
+			storagehelpers.GetPersistentVolumeClass(pv) != storagehelpers.GetPersistentVolumeClaimClass(claim),
+			capacity.Cmp(requested) < 0, storagehelpers.CheckVolumeModeMismatches(&claim.Spec, &pv.Spec),
+			!storagehelpers.CheckAccessModes(claim, pv), sel != nil && !sel.Matches(klabels.Set(pv.Labels)):
+			continue
+		}
+		var terms []nodeTerm
+		if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
+			terms = selectorTerms(na.Required)
+		}
+		out = append(out, terms)
+	}
+	return out
+}
+
+// delayedClass returns the claim's class when it binds
+// WaitForFirstConsumer, else nil.
+func (l *volumeListers) delayedClass(claim *corev1.PersistentVolumeClaim) *storagev1.StorageClass {
+	name := storagehelpers.GetPersistentVolumeClaimClass(claim)
 	if name == "" {
-		return false
+		return nil
 	}
 	class, err := l.classes.Get(name)
-	return err == nil && class.VolumeBindingMode != nil && *class.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer
+	if err != nil || class.VolumeBindingMode == nil || *class.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
+		return nil
+	}
+	return class
 }
 
 // fits is the Filter part: the reason node does not suit the volumes,
@@ -189,7 +239,27 @@ func (v *volumeInfo) fits(node *corev1.Node) string {
 	if v.selected != "" && v.selected != node.Name {
 		return reasonSelectedNode
 	}
+	for _, candidates := range v.static {
+		if !anyMatches(candidates, node) {
+			return reasonSelectedNode
+		}
+	}
 	return ""
+}
+
+// anyMatches tells whether one of the volumes' affinities admits node.
+func anyMatches(candidates [][]nodeTerm, node *corev1.Node) bool {
+	for _, terms := range candidates {
+		if terms == nil {
+			return true
+		}
+		for i := range terms {
+			if terms[i].matches(node) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func contains(list []string, s string) bool {

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	storagelisters "k8s.io/client-go/listers/storage/v1"
@@ -39,7 +40,10 @@ func listersOf(t testing.TB, objs ...any) *volumeListers {
 
 func claimOf(name, class, volume string, annotations map[string]string) *corev1.PersistentVolumeClaim {
 	c := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: annotations},
-		Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class, VolumeName: volume}}
+		Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class, VolumeName: volume,
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
 	if volume != "" {
 		metav1.SetMetaDataAnnotation(&c.ObjectMeta, annBindCompleted, "yes")
 	}
@@ -52,6 +56,16 @@ func volumeOn(name, host string, labels map[string]string) *corev1.PersistentVol
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{expr("kubernetes.io/hostname", corev1.NodeSelectorOpIn, host)}}}}}
 }
 
+// availableOn is an Available volume of class and size pinned to host.
+func availableOn(name, host, class, size string) *corev1.PersistentVolume {
+	pv := volumeOn(name, host, nil)
+	pv.Spec.StorageClassName = class
+	pv.Spec.Capacity = corev1.ResourceList{corev1.ResourceStorage: resource.MustParse(size)}
+	pv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+	pv.Status.Phase = corev1.VolumeAvailable
+	return pv
+}
+
 func usingClaim(name string) func(*corev1.Pod) {
 	return func(p *corev1.Pod) {
 		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{
@@ -62,6 +76,8 @@ func usingClaim(name string) func(*corev1.Pod) {
 func TestDecideVolumes(t *testing.T) {
 	wffc := storagev1.VolumeBindingWaitForFirstConsumer
 	later := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "later"}, VolumeBindingMode: &wffc}
+	local := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "local"}, VolumeBindingMode: &wffc,
+		Provisioner: "kubernetes.io/no-provisioner"}
 	nodes := []*corev1.Node{node("a", 4, 8, 110), node("b", 4, 8, 110, labels(corev1.LabelTopologyZone, "z2"))}
 	cases := []struct {
 		name    string
@@ -87,6 +103,13 @@ func TestDecideVolumes(t *testing.T) {
 		{name: "wait for first consumer: the selected node", objs: []any{later,
 			claimOf("x", "later", "", map[string]string{annSelectedNode: "b"})},
 			pod: pod("p", 0, 0, usingClaim("x")), want: "b"},
+		{name: "static volumes: a node one of them allows", objs: []any{local, claimOf("x", "local", "", nil),
+			availableOn("pv-small", "a", "local", "1Mi"), availableOn("pv-b", "b", "local", "1Gi")},
+			pod: pod("p", 0, 0, usingClaim("x")), want: "b", waiting: []string{"x"}},
+		{name: "static volumes: none fits", objs: []any{local, claimOf("x", "local", "", nil),
+			availableOn("pv-small", "a", "local", "1Mi"), availableOn("pv-other", "b", "other", "1Gi")},
+			pod:  pod("p", 0, 0, usingClaim("x")),
+			want: "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind.", waiting: []string{"x"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
