@@ -58,13 +58,19 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		DeleteFunc: c.loop.Enqueue,
 	})
 	f.Pods().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: c.podChanged,
+		AddFunc: func(obj any) {
+			c.podChanged(obj)
+			if pod, ok := obj.(*corev1.Pod); ok {
+				c.watchStale(pod)
+			}
+		},
 		UpdateFunc: func(old, cur any) {
 			o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
 			if o.ResourceVersion == p.ResourceVersion {
 				return
 			}
 			c.podChanged(cur)
+			c.watchStale(p)
 			if o.Namespace == p.Namespace && !sameLabels(o.Labels, p.Labels) {
 				c.podChanged(old) // a budget that no longer selects it
 			}

@@ -120,6 +120,7 @@ func TestDisruptionBudgets(t *testing.T) {
 	c := membertest.StartCluster(t, 3, func(cfg *member.Config) {
 		cfg.Controllers.Scheduling.SimNodes.Count = 2
 		cfg.Controllers.Policy.Disruption.DeletionTimeout = 3 * time.Second
+		cfg.Controllers.Policy.Disruption.StalePodDisruptionTimeout = 2 * time.Second
 	})
 	f := c.Follower()
 	cs := c.Clientset(f)
@@ -218,6 +219,29 @@ func TestDisruptionBudgets(t *testing.T) {
 			}
 		}
 		return fmt.Errorf("no NotDeleted event for %s", kept)
+	})
+
+	// A pod marked by an eviction but never deleted loses the mark.
+	p, err := cs.CoreV1().Pods(ns).Get(ctx, kept, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.DisruptionTarget,
+		Status: corev1.ConditionTrue, Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: metav1.Now()})
+	if _, err := cs.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	membertest.Eventually(t, 15*time.Second, func() error {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, kept, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.DisruptionTarget && c.Status == corev1.ConditionFalse {
+				return nil
+			}
+		}
+		return fmt.Errorf("pod %s conditions %+v, want DisruptionTarget False", kept, p.Status.Conditions)
 	})
 
 	t.Run("kubectl drain", func(t *testing.T) { testDrain(t, c, f, cs) })

@@ -26,6 +26,9 @@
 //     (SufficientPods / InsufficientPods); a failed sync sets
 //     disruptionsAllowed to 0 with reason SyncFailed and is retried.
 //
+// It also resets the DisruptionTarget condition of pods an eviction
+// marked but that were not deleted within two minutes (stale.go).
+//
 // Concurrency: informer handlers only enqueue budget keys; Config.Workers
 // goroutines sync them, one budget at a time each. Status writes carry
 // the cached resourceVersion: a budget an eviction changed meanwhile

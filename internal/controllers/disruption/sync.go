@@ -2,6 +2,7 @@ package disruption
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,9 @@ import (
 // sync computes one budget's status; a failure other than a conflict
 // leaves it allowing no disruption (kube's failSafe) and is retried.
 func (c *controller) sync(ctx context.Context, key string) error {
+	if strings.HasPrefix(key, podPrefix) {
+		return c.syncStalePod(ctx, key)
+	}
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return err
