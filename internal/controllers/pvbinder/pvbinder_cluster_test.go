@@ -295,6 +295,26 @@ func TestProvisioning(t *testing.T) {
 	}
 	waitProvisionerAnnotation(t, cs, "late", prov)
 
+	// WaitForFirstConsumer with static volumes: bound to the one of the
+	// selected node.
+	createClass(t, cs, "local", "kubernetes.io/no-provisioner", storagev1.VolumeBindingWaitForFirstConsumer, false)
+	for _, n := range []string{"node-a", "node-b"} {
+		if _, err := cs.CoreV1().Nodes().Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n,
+			Labels: map[string]string{"kubernetes.io/hostname": n}}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		createPV(t, cs, "local-"+n, "1Gi", class("local"), func(pv *corev1.PersistentVolume) {
+			pv.Spec.HostPath, pv.Spec.Local = nil, &corev1.LocalVolumeSource{Path: "/mnt/disk"}
+			pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "kubernetes.io/hostname", Operator: corev1.NodeSelectorOpIn,
+					Values: []string{n}}}}}}}
+		})
+	}
+	createClaim(t, cs, "pinned", "1Gi", claimClass("local"), func(c *corev1.PersistentVolumeClaim) {
+		c.Annotations = map[string]string{"volume.kubernetes.io/selected-node": "node-b"}
+	})
+	waitBound(t, cs, "pinned", "local-node-b")
+
 	// The default class, set on a claim that names none.
 	createClass(t, cs, "standard", prov, storagev1.VolumeBindingImmediate, true)
 	if cl := createClaim(t, cs, "plain", "1Gi"); cl.Spec.StorageClassName == nil || *cl.Spec.StorageClassName != "standard" {
