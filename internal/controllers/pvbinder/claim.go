@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/cache"
 	storagehelpers "k8s.io/component-helpers/storage/volume"
+	"k8s.io/utils/ptr"
 )
 
 // Annotations kube's PV controller, scheduler and provisioners share.
@@ -204,7 +205,7 @@ func satisfies(volume *corev1.PersistentVolume, claim *corev1.PersistentVolumeCl
 		return errors.New("requested PV is too small")
 	case storagehelpers.GetPersistentVolumeClass(volume) != storagehelpers.GetPersistentVolumeClaimClass(claim):
 		return errors.New("storageClassName does not match")
-	case ptrDeref(volume.Spec.VolumeAttributesClassName) != ptrDeref(claim.Spec.VolumeAttributesClassName):
+	case ptr.Deref(volume.Spec.VolumeAttributesClassName, "") != ptr.Deref(claim.Spec.VolumeAttributesClassName, ""):
 		return errors.New("volumeAttributesClassName does not match")
 	case storagehelpers.CheckVolumeModeMismatches(&claim.Spec, &volume.Spec):
 		return errors.New("incompatible volumeMode")
@@ -212,13 +213,6 @@ func satisfies(volume *corev1.PersistentVolume, claim *corev1.PersistentVolumeCl
 		return errors.New("incompatible accessMode")
 	}
 	return nil
-}
-
-func ptrDeref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // syncBoundClaim keeps a bound claim bound, or marks it Lost.
