@@ -77,16 +77,19 @@ func New(kc *kit.Context, cfg Config, metrics *Metrics) kit.Controller {
 				s.cache.setNode(n.Name, nil)
 			}
 		}})
-	claims := kc.Informers.PersistentVolumeClaims()
+	claims, volumes := kc.Informers.PersistentVolumeClaims(), kc.Informers.PersistentVolumes()
 	s.vols = &volumeListers{claims: corelisters.NewPersistentVolumeClaimLister(claims.GetIndexer()),
-		volumes: corelisters.NewPersistentVolumeLister(kc.Informers.PersistentVolumes().GetIndexer()),
+		volumes: corelisters.NewPersistentVolumeLister(volumes.GetIndexer()),
 		classes: storagelisters.NewStorageClassLister(kit.Informer[storagev1.StorageClass, storagev1.StorageClassList](
 			kc.Informers, "storageclasses.storage.k8s.io").GetIndexer())}
 	cr, _ := claims.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { s.requestMove() },
 		UpdateFunc: s.updateClaim,
 	})
-	s.synced = []cache.InformerSynced{pr.HasSynced, nr.HasSynced, cr.HasSynced}
+	// A new volume may be the one a bound claim names, or one a static
+	// WaitForFirstConsumer claim can use.
+	vr, _ := volumes.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(any) { s.requestMove() }})
+	s.synced = []cache.InformerSynced{pr.HasSynced, nr.HasSynced, cr.HasSynced, vr.HasSynced}
 	return s
 }
 
