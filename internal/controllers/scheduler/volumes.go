@@ -18,13 +18,14 @@ import (
 // use PersistentVolumeClaims (persistentVolumeClaim or ephemeral
 // volumes); a pod without any costs one loop over its volumes.
 //
-//   - PreFilter: a claim that does not exist (or is being deleted), or an
-//     unbound claim whose class binds Immediately, makes the pod
-//     unschedulable everywhere, with kube's messages.
-//   - Filter: the node must satisfy the node affinity of every bound
-//     claim's PersistentVolume ("node(s) had volume node affinity
-//     conflict") and the zone and region labels of those volumes ("node(s)
-//     had no available volume zone"); an unbound WaitForFirstConsumer
+//   - PreFilter: a claim that does not exist (or is being deleted, or is
+//     Lost), or an unbound claim whose class binds Immediately (or that
+//     names its volume), makes the pod unschedulable everywhere, with
+//     kube's messages.
+//   - Filter: the volume of every bound claim must exist, the node must
+//     satisfy its node affinity ("node(s) didn't match PersistentVolume's
+//     node affinity") and its zone and region labels ("node(s) had no
+//     available volume zone"); an unbound WaitForFirstConsumer
 //     claim the scheduler already chose a node for (annotation
 //     volume.kubernetes.io/selected-node) limits the pod to that node; one
 //     of a class without a provisioner (kubernetes.io/no-provisioner:
@@ -41,7 +42,8 @@ const (
 	annSelectedNode  = "volume.kubernetes.io/selected-node"
 	annBindCompleted = "pv.kubernetes.io/bind-completed"
 
-	reasonVolumeAffinity = "node(s) had volume node affinity conflict"
+	reasonVolumeAffinity = "node(s) didn't match PersistentVolume's node affinity"
+	reasonNoVolume       = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 	reasonVolumeZone     = "node(s) had no available volume zone"
 	reasonSelectedNode   = "node(s) didn't find available persistent volumes to bind"
 	msgUnboundImmediate  = "pod has unbound immediate PersistentVolumeClaims"
@@ -60,6 +62,8 @@ type volumeInfo struct {
 	affinity [][]nodeTerm
 	// zones are the bound volumes' zone labels (key → allowed values).
 	zones map[string][]string
+	// missingVolume: a bound claim's volume does not exist (yet).
+	missingVolume bool
 	// selected is the node an unbound WaitForFirstConsumer claim was given.
 	selected string
 	// waiting are the unbound WaitForFirstConsumer claims (names in the
@@ -128,15 +132,21 @@ func (l *volumeListers) addClaim(v *volumeInfo, pod *corev1.Pod, name string, ep
 		return fmt.Sprintf("persistentvolumeclaim %q not found", name)
 	case err != nil:
 		return err.Error()
+	case claim.Status.Phase == corev1.ClaimLost:
+		return fmt.Sprintf("persistentvolumeclaim %q bound to non-existent persistentvolume %q", claim.Name, claim.Spec.VolumeName)
 	case claim.DeletionTimestamp != nil:
 		return fmt.Sprintf("persistentvolumeclaim %q is being deleted", name)
 	case ephemeral && !metav1.IsControlledBy(claim, pod):
 		return fmt.Sprintf("PVC %s/%s was not created for pod %s/%s (pod is not owner)", claim.Namespace, claim.Name, pod.Namespace, pod.Name)
 	}
-	if claim.Spec.VolumeName != "" && metav1.HasAnnotation(claim.ObjectMeta, annBindCompleted) {
+	if claim.Spec.VolumeName != "" && !metav1.HasAnnotation(claim.ObjectMeta, annBindCompleted) {
+		return msgUnboundImmediate // pre-bound claims count as immediate, as in kube
+	}
+	if claim.Spec.VolumeName != "" {
 		pv, err := l.volumes.Get(claim.Spec.VolumeName)
 		if err != nil {
-			return fmt.Sprintf("pvc %s/%s bound to non-existent pv %s", claim.Namespace, claim.Name, claim.Spec.VolumeName)
+			v.missingVolume = true
+			return ""
 		}
 		if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
 			v.affinity = append(v.affinity, selectorTerms(na.Required))
@@ -218,6 +228,9 @@ func (l *volumeListers) delayedClass(claim *corev1.PersistentVolumeClaim) *stora
 // fits is the Filter part: the reason node does not suit the volumes,
 // "" when it does.
 func (v *volumeInfo) fits(node *corev1.Node) string {
+	if v.missingVolume {
+		return reasonNoVolume
+	}
 	for _, terms := range v.affinity {
 		ok := false
 		for i := range terms {

@@ -77,7 +77,7 @@ func TestSchedulerVolumes(t *testing.T) {
 	createClaim(t, cs, ns, "nowhere", "")
 	createLocalPV(t, cs, "pv-gone", "", "node-gone", &corev1.ObjectReference{Namespace: ns, Name: "nowhere"})
 	createPod(t, cs, ns, "stuck", 0, withClaim("nowhere"))
-	waitUnschedulable(t, cs, ns, "stuck", "0/3 nodes are available: 3 node(s) had volume node affinity conflict.")
+	waitUnschedulable(t, cs, ns, "stuck", "0/3 nodes are available: 3 node(s) didn't match PersistentVolume's node affinity.")
 
 	// WaitForFirstConsumer: the scheduler picks a node and writes it on
 	// the claim; a provisioner makes a volume there, then the pod binds.

@@ -94,7 +94,21 @@ func TestDecideVolumes(t *testing.T) {
 		{name: "bound: the volume's node", objs: []any{claimOf("x", "", "pv", nil), volumeOn("pv", "b", nil)},
 			pod: pod("p", 0, 0, usingClaim("x")), want: "b"},
 		{name: "bound: affinity conflict", objs: []any{claimOf("x", "", "pv", nil), volumeOn("pv", "c", nil)},
-			pod: pod("p", 0, 0, usingClaim("x")), want: "0/2 nodes are available: 2 node(s) had volume node affinity conflict."},
+			pod: pod("p", 0, 0, usingClaim("x")), want: "0/2 nodes are available: 2 node(s) didn't match PersistentVolume's node affinity."},
+		{name: "bound: volume missing", objs: []any{claimOf("x", "", "pv", nil)}, pod: pod("p", 0, 0, usingClaim("x")),
+			want: "0/2 nodes are available: 2 node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)."},
+		{name: "lost claim", objs: []any{func() any {
+			c := claimOf("x", "", "pv", nil)
+			c.Status.Phase = corev1.ClaimLost
+			return c
+		}()}, pod: pod("p", 0, 0, usingClaim("x")),
+			want: `0/2 nodes are available: persistentvolumeclaim "x" bound to non-existent persistentvolume "pv".`},
+		{name: "pre-bound, not bound yet: immediate", objs: []any{later, func() any {
+			c := claimOf("x", "later", "", nil)
+			c.Spec.VolumeName = "pv"
+			return c
+		}()}, pod: pod("p", 0, 0, usingClaim("x")),
+			want: "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims."},
 		{name: "bound: zone", objs: []any{claimOf("x", "", "pv", nil),
 			&corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv", Labels: map[string]string{corev1.LabelTopologyZone: "z1__z2"}}}},
 			pod: pod("p", 0, 0, usingClaim("x")), want: "b"},
