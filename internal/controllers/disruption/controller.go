@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/client-go/kubernetes"
@@ -48,8 +47,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 			corev1.ReplicationControllerList](f, "replicationcontrollers").GetIndexer()),
 		rss:  appslisters.NewReplicaSetLister(f.ReplicaSets().GetIndexer()),
 		deps: appslisters.NewDeploymentLister(f.Deployments().GetIndexer()),
-		sets: appslisters.NewStatefulSetLister(kit.Informer[appsv1.StatefulSet, appsv1.StatefulSetList](f,
-			"statefulsets.apps").GetIndexer()),
+		sets: appslisters.NewStatefulSetLister(f.StatefulSets().GetIndexer()),
 	}
 	c.loop = kit.NewLoop(kc, controllerName, cfg.Workers, cfg.RetryBase, cfg.RetryMax, c.sync)
 	pdbInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
