@@ -49,7 +49,8 @@ const defaultServiceAccountAttempts = 20
 const priorityClassesKey = "priorityclasses.scheduling.k8s.io"
 
 // admitCreateFromStore runs the create-time admission plugins that read
-// other objects: the pod plugins on a new pod, the Priority plugin's
+// other objects: the pod plugins on a new pod, DefaultStorageClass on a
+// new claim, the Priority plugin's
 // single-default check on a new PriorityClass.
 func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runtime.Object) error {
 	if q.subresource != "" {
@@ -60,6 +61,8 @@ func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runti
 		return s.admitPodCreate(ctx, q, o)
 	case *schedulingv1.PriorityClass:
 		return s.admitPriorityClassCreate(ctx, o)
+	case *corev1.PersistentVolumeClaim:
+		return s.admitDefaultStorageClass(ctx, o)
 	}
 	return nil
 }

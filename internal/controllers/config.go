@@ -42,6 +42,10 @@ type Config struct {
 	Workloads  WorkloadsConfig
 	Scheduling SchedulingConfig
 	Cluster    ClusterConfig
+	// Storage configures the PersistentVolume binder (wire_storage.go).
+	Storage StorageConfig
+	// Policy configures the disruption controller (wire_policy.go).
+	Policy PolicyConfig
 	// Certificates configures the CSR approver and signer
 	// (wire_certificates.go).
 	Certificates csr.Config
@@ -53,7 +57,8 @@ func DefaultConfig() Config {
 		RelistDelay: time.Second, ResourcesInterval: 30 * time.Second,
 		Manager: "kube-controller-manager", Version: "v1.37.2-litek8s",
 		Workloads: defaultWorkloads(), Scheduling: defaultScheduling(), Cluster: defaultCluster(),
-		Certificates: csr.DefaultConfig()}
+		Certificates: csr.DefaultConfig(),
+		Storage:      defaultStorage(), Policy: defaultPolicy()}
 }
 
 // Validate reports the first invalid setting.
@@ -68,7 +73,8 @@ func (c *Config) Validate() error {
 	case c.Manager == "" || c.Version == "":
 		return errors.New("controllers: Manager and Version are required")
 	}
-	return errors.Join(c.Workloads.validate(), c.Scheduling.validate(), c.Cluster.validate(), c.Certificates.Validate())
+	return errors.Join(c.Workloads.validate(), c.Scheduling.validate(), c.Cluster.validate(), c.Certificates.Validate(),
+		c.Storage.validate(), c.Policy.validate())
 }
 
 // Options are a Manager's collaborators.

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
@@ -39,8 +40,14 @@ func runningPod(t *testing.T, cs kubernetes.Interface, name string, labels map[s
 	}
 }
 
+// withoutDisruptionController: these tests write the budgets' status
+// themselves (internal/controllers/disruption computes it otherwise).
+func withoutDisruptionController(cfg *member.Config) {
+	cfg.Controllers.Disabled = append(cfg.Controllers.Disabled, "disruption")
+}
+
 // observedPDB creates a PDB and gives it the status a disruption
-// controller would (litek8s has none).
+// controller would.
 func observedPDB(t *testing.T, cs kubernetes.Interface, name string, app string, allowed, healthy, desired int32) {
 	t.Helper()
 	ctx := t.Context()
@@ -85,7 +92,7 @@ func budgetCause(err error) string {
 // TestEvictionHonoursPDBs evicts through a follower (forwarded to the
 // leader): budgets are spent and recorded, refusals are kube's 429.
 func TestEvictionHonoursPDBs(t *testing.T) {
-	c := membertest.StartCluster(t, 3)
+	c := membertest.StartCluster(t, 3, withoutDisruptionController)
 	cs := c.Clientset(c.Follower())
 	ctx := t.Context()
 
@@ -185,7 +192,7 @@ func TestKubectlDrain(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl not on PATH")
 	}
-	c := membertest.StartCluster(t, 3)
+	c := membertest.StartCluster(t, 3, withoutDisruptionController)
 	f := c.Follower()
 	cs := c.Clientset(f)
 	ctx := t.Context()

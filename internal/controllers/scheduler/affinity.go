@@ -35,8 +35,15 @@ func newNodeMatcher(spec *corev1.PodSpec) nodeMatcher {
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
 		return m
 	}
-	m.terms = []nodeTerm{} // required affinity with no terms matches nothing
-	for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+	m.terms = selectorTerms(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+	return m
+}
+
+// selectorTerms parses a NodeSelector's terms (ORed; none matches no
+// node).
+func selectorTerms(sel *corev1.NodeSelector) []nodeTerm {
+	terms := []nodeTerm{}
+	for _, t := range sel.NodeSelectorTerms {
 		var nt nodeTerm
 		for _, e := range t.MatchExpressions {
 			r, ok := parseRequirement(e, false)
@@ -49,9 +56,9 @@ func newNodeMatcher(spec *corev1.PodSpec) nodeMatcher {
 			nt.fields = append(nt.fields, r)
 		}
 		nt.invalid = nt.invalid || len(nt.labels)+len(nt.fields) == 0
-		m.terms = append(m.terms, nt)
+		terms = append(terms, nt)
 	}
-	return m
+	return terms
 }
 
 // parseRequirement checks a requirement as kube's label and field

@@ -17,6 +17,10 @@ func (s *Scheduler) do(ctx context.Context, t task) {
 		s.reportUnschedulable(ctx, t)
 		return
 	}
+	if t.wait {
+		s.selectNode(ctx, t)
+		return
+	}
 	b := &corev1.Binding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: t.pod.Namespace, Name: t.pod.Name, UID: t.pod.UID},
 		Target:     corev1.ObjectReference{Kind: "Node", Name: t.node},
@@ -71,5 +75,24 @@ func (s *Scheduler) reportUnschedulable(ctx context.Context, t task) {
 		metav1.PatchOptions{}, "status")
 	if err != nil && ctx.Err() == nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		s.log.Debug("recording an unschedulable pod", "pod", t.key, "err", err)
+	}
+}
+
+// selectNode writes the chosen node on the pod's WaitForFirstConsumer
+// claims that have none (annotation volume.kubernetes.io/selected-node,
+// which tells the PV binder and provisioners where to make the volume).
+// The pod is bound once they are.
+func (s *Scheduler) selectNode(ctx context.Context, t task) {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{annSelectedNode: t.node}}})
+	if err != nil {
+		return
+	}
+	for _, name := range t.selectClaims {
+		_, err := s.client.CoreV1().PersistentVolumeClaims(t.pod.Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("selecting a node for a claim", "pod", t.key, "claim", name, "node", t.node, "err", err)
+			s.queue.AddRateLimited(t.key)
+			return
+		}
 	}
 }

@@ -30,6 +30,8 @@ type podInfo struct {
 	nonZeroCPU, nonZeroMem int64
 	owner                  types.UID
 	match                  nodeMatcher
+	// vol is what the pod's claims require (nil: it has none).
+	vol *volumeInfo
 }
 
 func newPodInfo(pod *corev1.Pod) *podInfo {
@@ -43,12 +45,18 @@ func newPodInfo(pod *corev1.Pod) *podInfo {
 type fitError struct {
 	nodes   int
 	reasons map[string]int
+	// preFilter is why the pod fits no node at all (kube's PreFilter
+	// message).
+	preFilter string
 }
 
 // Error is kube's FitError message.
 func (f *fitError) Error() string {
 	if f.nodes == 0 {
 		return errNoNodes
+	}
+	if f.preFilter != "" {
+		return fmt.Sprintf("0/%d nodes are available: %s.", f.nodes, f.preFilter)
 	}
 	hist := make([]string, 0, len(f.reasons))
 	for r, n := range f.reasons {
@@ -65,6 +73,14 @@ func decide(p *podInfo, nodes []*nodeInfo, feasible []*nodeInfo) (*nodeInfo, *fi
 	feasible = feasible[:0]
 	var maxOwned int32
 	known := 0
+	if p.vol != nil && p.vol.unresolvable != "" {
+		for _, n := range nodes {
+			if n.node != nil {
+				known++
+			}
+		}
+		return nil, &fitError{nodes: known, preFilter: p.vol.unresolvable}, feasible
+	}
 	for _, n := range nodes {
 		if n.node == nil {
 			continue
@@ -116,7 +132,15 @@ func filter(p *podInfo, n *nodeInfo, why func(string)) bool {
 	if !p.match.empty() && !p.match.matches(node) {
 		return reject(why, reasonAffinity)
 	}
-	return fits(p, n, why)
+	if !fits(p, n, why) {
+		return false
+	}
+	if p.vol != nil {
+		if r := p.vol.fits(node); r != "" {
+			return reject(why, r)
+		}
+	}
+	return true
 }
 
 // fits is kube's NodeResourcesFit filter: the pod count, then each

@@ -18,6 +18,14 @@
 //     pods without requests) plus, with weight 2, spreading the pods of one
 //     controller owner across nodes (topology key kubernetes.io/hostname).
 //     Ties go to the first node by name, so decisions are deterministic.
+//   - Volumes (volumes.go, kube's VolumeBinding and VolumeZone): a pod
+//     whose claim is missing or unbound with Immediate binding fits
+//     nowhere ("pod has unbound immediate PersistentVolumeClaims"); a
+//     bound claim's volume node affinity and zone labels must match the
+//     node; for unbound WaitForFirstConsumer claims the scheduler writes
+//     the chosen node on the claims (volume.kubernetes.io/selected-node)
+//     and binds the pod once they are bound. Pods without claims pay one
+//     loop over their volumes.
 //   - A pod that fits nowhere gets PodScheduled=False reason Unschedulable
 //     with kube's message ("0/3 nodes are available: 1 Insufficient cpu, 2
 //     node(s) didn't match Pod's node affinity/selector.") and a
@@ -28,10 +36,11 @@
 // The decision (decide in decide.go) is a plain function over nodeInfos,
 // table-tested without a cluster.
 //
-// Ownership: the scheduler owns spec.nodeName (through pods/binding) and
-// the PodScheduled=False condition of the pods it schedules; it reads Pods
-// and Nodes through the term's shared informers and never modifies their
-// objects.
+// Ownership: the scheduler owns spec.nodeName (through pods/binding), the
+// PodScheduled=False condition of the pods it schedules and the
+// selected-node annotation of WaitForFirstConsumer claims; it reads Pods,
+// Nodes, claims, volumes and StorageClasses through the term's shared
+// informers and never modifies their objects.
 //
 // Concurrency: informer handlers update the cache (cache.go) under its
 // mutex and add work to a client-go rate-limited queue. One scheduling

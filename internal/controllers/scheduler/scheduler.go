@@ -7,8 +7,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	storagelisters "k8s.io/client-go/listers/storage/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
@@ -27,6 +30,7 @@ type Scheduler struct {
 	queue    workqueue.TypedRateLimitingInterface[string]
 	cache    *nodeCache
 	tasks    chan task // to the binders
+	vols     *volumeListers
 	move     chan struct{}
 
 	mu sync.Mutex // guards the fields below
@@ -48,6 +52,10 @@ type task struct {
 	fit  *fitError
 	// start is when the attempt began (scheduler_scheduling_attempt_duration_seconds).
 	start time.Time
+	// wait: the pod waits for WaitForFirstConsumer claims; node is
+	// written on the claims named in selectClaims instead of binding.
+	wait         bool
+	selectClaims []string
 }
 
 // New builds the term's scheduler; cfg must be valid; metrics are the
@@ -69,8 +77,33 @@ func New(kc *kit.Context, cfg Config, metrics *Metrics) kit.Controller {
 				s.cache.setNode(n.Name, nil)
 			}
 		}})
-	s.synced = []cache.InformerSynced{pr.HasSynced, nr.HasSynced}
+	claims, volumes := kc.Informers.PersistentVolumeClaims(), kc.Informers.PersistentVolumes()
+	s.vols = &volumeListers{claims: corelisters.NewPersistentVolumeClaimLister(claims.GetIndexer()),
+		volumes: corelisters.NewPersistentVolumeLister(volumes.GetIndexer()),
+		classes: storagelisters.NewStorageClassLister(kit.Informer[storagev1.StorageClass, storagev1.StorageClassList](
+			kc.Informers, "storageclasses.storage.k8s.io").GetIndexer())}
+	cr, _ := claims.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { s.requestMove() },
+		UpdateFunc: s.updateClaim,
+	})
+	// A new volume may be the one a bound claim names, or one a static
+	// WaitForFirstConsumer claim can use.
+	vr, _ := volumes.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: func(any) { s.requestMove() }})
+	s.synced = []cache.InformerSynced{pr.HasSynced, nr.HasSynced, cr.HasSynced, vr.HasSynced}
 	return s
+}
+
+// updateClaim retries the waiting pods when a claim got bound or a node.
+func (s *Scheduler) updateClaim(oldObj, newObj any) {
+	old, _ := oldObj.(*corev1.PersistentVolumeClaim)
+	c, ok := newObj.(*corev1.PersistentVolumeClaim)
+	if !ok || old == nil {
+		return
+	}
+	if old.Spec.VolumeName != c.Spec.VolumeName || old.Annotations[annBindCompleted] != c.Annotations[annBindCompleted] ||
+		old.Annotations[annSelectedNode] != c.Annotations[annSelectedNode] || old.Status.Phase != c.Status.Phase {
+		s.requestMove()
+	}
 }
 
 // Name is kube's name for it.
@@ -121,6 +154,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string) {
 	}
 	start := time.Now()
 	p := newPodInfo(pod)
+	p.vol = s.vols.volumesOf(pod)
 	s.mu.Lock()
 	moves := s.moves
 	s.mu.Unlock()
@@ -134,17 +168,23 @@ func (s *Scheduler) scheduleOne(ctx context.Context, key string) {
 	t := task{key: key, pod: pod, fit: fit, start: start}
 	if best != nil {
 		t.node = best.name
-		s.cache.assume(key, p, best.name)
+		if t.wait = len(p.vol.waitingClaims()) > 0; !t.wait {
+			s.cache.assume(key, p, best.name)
+		}
 	}
 	s.cache.mu.Unlock()
-	if fit != nil {
+	switch {
+	case fit != nil:
 		s.metrics.observe(s.cfg.Name, resultUnschedulable, start)
+		s.park(key, moves)
+	case t.wait: // until its claims are bound
+		t.selectClaims = p.vol.toSelect
 		s.park(key, moves)
 	}
 	select {
 	case s.tasks <- t:
 	case <-ctx.Done():
-		if best != nil {
+		if best != nil && !t.wait {
 			s.cache.forget(key, pod.UID)
 		}
 	}

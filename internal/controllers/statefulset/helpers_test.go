@@ -51,7 +51,45 @@ func newEnv(t *testing.T, c *membertest.Cluster, member int, ns string) *env {
 	rec := workloadtest.Record(t, func(o metav1.ListOptions) (watch.Interface, error) {
 		return cs.CoreV1().Pods(ns).Watch(t.Context(), o)
 	})
+	provision(t, cs, ns)
 	return &env{c: c, member: member, cs: cs, ns: ns, rec: rec}
+}
+
+// provision plays an external provisioner for ns until the test ends: a
+// Pending claim gets a volume pre-bound to it, which the PV binder binds
+// (the scheduler places a pod only once its claims are bound).
+func provision(t *testing.T, cs kubernetes.Interface, ns string) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			l, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				continue
+			}
+			for _, c := range l.Items {
+				if c.Spec.VolumeName != "" || c.DeletionTimestamp != nil {
+					continue
+				}
+				pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv-" + string(c.UID)},
+					Spec: corev1.PersistentVolumeSpec{Capacity: c.Spec.Resources.Requests, AccessModes: c.Spec.AccessModes,
+						ClaimRef: &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: ns,
+							Name: c.Name, UID: c.UID},
+						PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{
+							Path: "/tmp/" + string(c.UID)}}}}
+				_, _ = cs.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}) // exists: done already
+			}
+		}
+	}()
 }
 
 func statefulSet(name string, replicas int32, policy appsv1.PodManagementPolicyType) *appsv1.StatefulSet {

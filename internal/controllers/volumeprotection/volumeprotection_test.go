@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
@@ -22,7 +23,10 @@ import (
 // once; a volume goes once it is not Bound; a claim that lost its
 // finalizer gets it back.
 func TestVolumeProtection(t *testing.T) {
-	c := membertest.StartCluster(t, 1)
+	c := membertest.StartCluster(t, 1, func(cfg *member.Config) {
+		// The test sets the volumes' phases itself.
+		cfg.Controllers.Disabled = append(cfg.Controllers.Disabled, "persistentvolume-binder")
+	})
 	cs := c.Clientset(0)
 	ctx := t.Context()
 	const ns = "vol"
