@@ -1,12 +1,9 @@
 package api
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -38,8 +35,11 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 		}
 	}
 	min := revisionOf(p.rv)
-	if p.cont != nil {
-		min = p.cont.RV
+	if p.cont != nil && p.cont.RV > 0 {
+		if p.cont.expired(s.cfg.Now(), s.continueTTL()) {
+			return expiredContinue(p.cont)
+		}
+		min = uint64(p.cont.RV)
 	}
 	if err := s.atLeast(r.Context(), min); err != nil {
 		return err
@@ -48,9 +48,13 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	if err != nil {
 		return err
 	}
-	rev, after, offset := l.Rev, "", int64(0)
-	if p.cont != nil {
-		after, offset = p.cont.Start, p.cont.Offset
+	rev, after, offset, at := l.Rev, "", int64(0), s.cfg.Now().Unix()
+	switch {
+	case p.cont == nil:
+	case p.cont.RV == inconsistentRV: // at this revision, what came before Start is not known
+		after, offset = p.cont.Start, -1
+	default:
+		after, offset, at = p.cont.Start, p.cont.Offset, p.cont.At
 	}
 	// A list without a limit is streamed in chunks as it is walked (its
 	// metadata is known before the walk); a page is bounded by its limit
@@ -103,8 +107,12 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	}
 	cont, remaining := "", int64(0)
 	if more {
-		cont = encodeContinue(rev, last, q.namespace, offset+n)
-		remaining = remainingItems(l, p.sel.everything(), offset+n, last.Key, q.namespace)
+		served := offset + n
+		if offset < 0 {
+			served = int64(l.Len()) - countAfter(l, last.Key, q.namespace)
+		}
+		cont = encodeContinue(rev, last, q.namespace, served, at)
+		remaining = remainingItems(l, p.sel.everything(), served, last.Key, q.namespace)
 	}
 	head, tail := listFrame(q, out, tw, rev, cont, remaining)
 	if out.format != formatJSON || out.pretty {
@@ -183,14 +191,14 @@ func appendCustomListParts(b []byte, res *resource, rev uint64, cont string, rem
 // member keeps for a while after a reader took it (410 when it no longer
 // does).
 func (s *Server) listFor(r *http.Request, q *request, p *listParams, min uint64) (*kv.List, error) {
-	if p.cont == nil && !p.exact {
+	if (p.cont == nil || p.cont.RV == inconsistentRV) && !p.exact {
 		l, err := s.store.List(r.Context(), q.res.storeKey(), q.namespace, p.rv == "")
 		return l, availabilityErr(err)
 	}
 	l, err := s.store.ListAt(r.Context(), q.res.storeKey(), q.namespace, min)
 	switch {
 	case errors.Is(err, kv.ErrExpired) && p.cont != nil:
-		return nil, apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+		return nil, expiredContinue(p.cont)
 	case errors.Is(err, kv.ErrExpired):
 		return nil, apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
 	}
@@ -246,18 +254,6 @@ func invalidListOptions(e *field.Error) error {
 	return apierrors.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{e})
 }
 
-// continueToken is kube's continue format: base64 of
-// {"v":"meta.k8s.io/v1","rv":N,"start":"/<name>\u0000"} ("/<namespace>/<name>"
-// in an all-namespaces list).
-type continueToken struct {
-	V     string `json:"v"`
-	RV    uint64 `json:"rv"`
-	Start string `json:"start"`
-	// Offset is litek8s's: the number of objects before Start in the list
-	// (remainingItemCount without walking the rest).
-	Offset int64 `json:"offset,omitempty"`
-}
-
 // remainingItems is a page's remainingItemCount: the objects of l after
 // the first served ones, -1 (not set) when a selector filters the list, as
 // kube-apiserver does (it cannot count what matches without reading it).
@@ -268,33 +264,12 @@ func remainingItems(l *kv.List, everything bool, served int64, last kv.Key, name
 	if r := int64(l.Len()) - served; r > 0 {
 		return r
 	}
-	// A token whose offset does not fit this list (made by hand): count.
+	return countAfter(l, last, namespace) // a token whose offset does not fit this list (made by hand)
+}
+
+// countAfter returns the number of objects of l after last.
+func countAfter(l *kv.List, last kv.Key, namespace string) int64 {
 	r := int64(0)
 	l.Range(continueStart(last, namespace), func(*kv.Object) bool { r++; return true })
 	return r
-}
-
-func encodeContinue(rev uint64, last *kv.Object, namespace string, offset int64) string {
-	start := "/" + continueStart(last.Key, namespace) // kube's etcd key after the list's prefix
-	b, _ := json.Marshal(continueToken{V: "meta.k8s.io/v1", RV: rev, Start: start + "\x00", Offset: offset})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// continueStart is where a list continues after k: "namespace/name" in a
-// list of all namespaces, else the name.
-func continueStart(k kv.Key, namespace string) string {
-	if namespace == "" && k.Namespace != "" {
-		return k.Namespace + "/" + k.Name
-	}
-	return k.Name
-}
-
-func decodeContinue(s string) (*continueToken, error) {
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
-	var t continueToken
-	if err != nil || json.Unmarshal(b, &t) != nil || t.V != "meta.k8s.io/v1" || !strings.HasSuffix(t.Start, "\x00") || t.Offset < 0 {
-		return nil, badRequest("continue key is not valid: %q", s)
-	}
-	t.Start = strings.TrimPrefix(strings.TrimSuffix(t.Start, "\x00"), "/")
-	return &t, nil
 }

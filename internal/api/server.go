@@ -57,6 +57,11 @@ type Config struct {
 	// BookmarkInterval is how often a watch with allowWatchBookmarks gets a
 	// BOOKMARK (kube: about every minute); 0 means one minute.
 	BookmarkInterval time.Duration
+	// ContinueTTL is how long a paginated list's continue token stays
+	// consistent (kube: until etcd's compaction, every 5 minutes); an
+	// older one gets 410 with a token that continues at the current
+	// revision (continue.go). 0 means 5 minutes.
+	ContinueTTL time.Duration
 	// Limits bound requests in flight, bodies, stored objects and request
 	// times (limits.go).
 	Limits Limits

@@ -648,9 +648,10 @@ func (n *normalizer) tableAges(table *jv) {
 
 // normalizeContinue renders a continue token as its decoded JSON with the
 // rv replaced, so that its format (base64url without padding, key order,
-// start key) is compared but not the revision. litek8s's tokens carry one
-// more field, "offset" (the objects before the start key, which makes
-// remainingItemCount free): tokens are opaque to clients, so it is dropped.
+// start key) is compared but not the revision. litek8s's tokens carry two
+// more fields, "offset" (the objects before the start key, which makes
+// remainingItemCount free) and "at" (its age): tokens are opaque to clients,
+// so they are dropped.
 func normalizeContinue(s string) string {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
@@ -664,6 +665,7 @@ func normalizeContinue(s string) string {
 		rv.lit = "<rv>"
 	}
 	v.del("offset")
+	v.del("at")
 	return "<continue " + v.compact() + ">"
 }
 
