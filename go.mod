@@ -36,6 +36,7 @@ require (
 	k8s.io/cluster-bootstrap v0.37.2 // indirect
 	k8s.io/component-helpers v0.37.2 // indirect
 	k8s.io/kubelet v0.37.2 // indirect
+	k8s.io/streaming v0.37.2 // indirect
 )
 
 require (

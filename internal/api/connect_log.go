@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,7 +20,8 @@ import (
 
 // pods/log: GET streams the kubelet's /containerLogs as text/plain,
 // flushed as it arrives (follow ends when the client goes away), as
-// kube's LogREST and LocationStreamer do.
+// kube's LogREST and LocationStreamer do; or over a WebSocket when the
+// request asks for one (connect_logws.go).
 
 var podLogGR = schema.GroupResource{Resource: "pods/log"}
 
@@ -40,7 +42,16 @@ func (s *Server) podLog(w http.ResponseWriter, r *http.Request, q *request) erro
 	if err != nil {
 		return err
 	}
+	ws := isLogWebSocket(r)
+	if ws {
+		if err := checkLogWebSocket(r); err != nil {
+			return err
+		}
+	}
 	if pod.Spec.NodeName == "" { // kube: an empty stream
+		if ws {
+			return serveLogWebSocket(w, r, http.NoBody, func() {})
+		}
 		w.Header().Set("Content-Type", "text/plain")
 		w.WriteHeader(http.StatusOK)
 		return nil
@@ -49,8 +60,12 @@ func (s *Server) podLog(w http.ResponseWriter, r *http.Request, q *request) erro
 	if err != nil {
 		return err
 	}
+	// The kubelet's stream ends with the request, or with the WebSocket
+	// (a hijacked connection's request context outlives its client).
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
 	u := kubeletclient.At(base, kubeletclient.LogPath(pod.Namespace, pod.Name, container, o))
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return err
 	}
@@ -62,6 +77,12 @@ func (s *Server) podLog(w http.ResponseWriter, r *http.Request, q *request) erro
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return apierrors.NewGenericServerResponse(resp.StatusCode, "", podLogGR, q.name, string(body), 0, false)
+	}
+	if ws {
+		if err := serveLogWebSocket(w, r, resp.Body, cancel); err != nil {
+			s.log.Debug("pods/log over WebSocket ended", "pod", q.namespace+"/"+q.name, "err", err)
+		}
+		return nil
 	}
 	w.Header().Set("Content-Type", "text/plain")
 	w.WriteHeader(http.StatusOK)

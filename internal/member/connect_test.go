@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -13,8 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"golang.org/x/net/websocket"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -35,6 +38,8 @@ type fakeKubelet struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	seen []string // "CN O URI", and "auth" when credentials were relayed
+	// following counts the log requests with follow=true still open.
+	following atomic.Int32
 }
 
 func startFakeKubelet(t *testing.T) *fakeKubelet {
@@ -62,6 +67,8 @@ func (k *fakeKubelet) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		io.WriteString(w, "line 1\n")
 		if r.URL.Query().Get("follow") == "true" {
+			k.following.Add(1)
+			defer k.following.Add(-1)
 			http.NewResponseController(w).Flush()
 			<-r.Context().Done()
 		}
@@ -154,6 +161,96 @@ func TestConnectThroughFollower(t *testing.T) {
 		rc.Close()
 		if err != nil || line != "line 1\n" {
 			t.Fatalf("follow: %q, %v", line, err)
+		}
+	})
+
+	// pods/log over WebSocket, as e2e's "logs … over websockets" reads it:
+	// an empty message, then the log, then the end; base64 under
+	// base64.binary.k8s.io; a follow ends at the kubelet when the client
+	// closes; an unknown subprotocol is 400 before any upgrade.
+	t.Run("log over WebSocket", func(t *testing.T) {
+		dial := func(t *testing.T, path string, protocols ...string) (*websocket.Conn, error) {
+			cfg, err := websocket.NewConfig("wss://"+strings.TrimPrefix(c.URL(f), "https://")+path, "http://localhost")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Header = http.Header{"Authorization": {"Bearer " + c.RESTConfig(f).BearerToken}}
+			cfg.Protocol = protocols
+			return websocket.NewClient(cfg, dialMember(t, c.RESTConfig(f)))
+		}
+		messages := func(t *testing.T, ws *websocket.Conn, text bool) []string {
+			var msgs []string
+			for {
+				var m string
+				var b []byte
+				var err error
+				if text {
+					err = websocket.Message.Receive(ws, &m)
+				} else if err = websocket.Message.Receive(ws, &b); err == nil {
+					m = string(b)
+				}
+				if err == io.EOF {
+					return msgs
+				}
+				if err != nil {
+					t.Fatalf("after %q: %v", msgs, err)
+				}
+				msgs = append(msgs, m)
+			}
+		}
+		for _, proto := range []string{"binary.k8s.io", "base64.binary.k8s.io"} {
+			ws, err := dial(t, "/api/v1/namespaces/default/pods/one/log?container=c&tailLines=5", proto)
+			if err != nil {
+				t.Fatalf("%s: %v", proto, err)
+			}
+			if got := ws.Config().Protocol; len(got) != 1 || got[0] != proto {
+				t.Fatalf("negotiated %q, want %s", got, proto)
+			}
+			msgs := messages(t, ws, proto != "binary.k8s.io")
+			ws.Close()
+			if len(msgs) != 2 || msgs[0] != "" {
+				t.Fatalf("%s: messages %q, want the empty one and the log", proto, msgs)
+			}
+			log := msgs[1]
+			if proto == "base64.binary.k8s.io" {
+				b, err := base64.StdEncoding.DecodeString(log)
+				if err != nil {
+					t.Fatalf("%s: %q: %v", proto, log, err)
+				}
+				log = string(b)
+			}
+			if log != "line 1\n" {
+				t.Fatalf("%s: log %q", proto, log)
+			}
+			if got, want := k.last(), "kube-apiserver-kubelet-client system:masters /containerLogs/default/one/c?tailLines=5"; got != want {
+				t.Fatalf("kubelet saw %q, want %q", got, want)
+			}
+		}
+
+		ws, err := dial(t, "/api/v1/namespaces/default/pods/one/log?follow=true", "binary.k8s.io")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"", "line 1\n"} {
+			var b []byte
+			if err := websocket.Message.Receive(ws, &b); err != nil || string(b) != want {
+				t.Fatalf("follow: %q, %v; want %q", b, err, want)
+			}
+		}
+		if k.following.Load() != 1 {
+			t.Fatalf("%d follows open at the kubelet, want 1", k.following.Load())
+		}
+		ws.Close()
+		membertest.Eventually(t, 10e9, func() error {
+			if n := k.following.Load(); n != 0 {
+				return fmt.Errorf("%d follows still open at the kubelet after the client closed", n)
+			}
+			return nil
+		})
+
+		_, err = dial(t, "/api/v1/namespaces/default/pods/one/log", "v4.channel.k8s.io")
+		if err == nil || !strings.Contains(err.Error(), "bad status") {
+			t.Fatalf("unsupported subprotocol: %v, want a refused upgrade", err)
 		}
 	})
 
