@@ -93,7 +93,7 @@ func decodeContinue(s string) (*continueToken, error) {
 	var t continueToken
 	if err != nil || json.Unmarshal(b, &t) != nil || t.V != "meta.k8s.io/v1" || !strings.HasSuffix(t.Start, "\x00") ||
 		t.Offset < 0 || t.At < 0 || (t.RV <= 0 && t.RV != inconsistentRV) {
-		return nil, badRequest("continue key is not valid: %q", s)
+		return nil, badRequest("invalid continue token: continue key is not valid: %q", s)
 	}
 	t.Start = strings.TrimPrefix(strings.TrimSuffix(t.Start, "\x00"), "/")
 	return &t, nil

@@ -241,8 +241,14 @@ func parseListParams(r *http.Request, res *resource) (*listParams, error) {
 		}
 	}
 	if c := qv.Get("continue"); c != "" {
+		if qv.Get("resourceVersionMatch") != "" {
+			return nil, invalidListOptions(field.Forbidden(rvm, "resourceVersionMatch is forbidden when continue is provided"))
+		}
 		if p.cont, err = decodeContinue(c); err != nil {
 			return nil, err
+		}
+		if p.rv != "" && p.rv != "0" { // kube's storage.ValidateListOptions
+			return nil, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 	}
 	p.sel, err = parseSelector(qv, res)

@@ -152,8 +152,25 @@ func TestListContinueExpires(t *testing.T) {
 	t.Run("invalid", func(t *testing.T) {
 		for _, tok := range []string{`{"v":"meta.k8s.io/v1","rv":0,"start":"/cm-01\u0000"}`, `{"v":"meta.k8s.io/v1","rv":-2,"start":"/cm-01\u0000"}`} {
 			code, _, b := s.do(t, http.MethodGet, target+"&continue="+base64.RawURLEncoding.EncodeToString([]byte(tok)), "", "")
-			if code != http.StatusBadRequest || !strings.Contains(string(b), "continue key is not valid") {
+			if code != http.StatusBadRequest || !strings.Contains(string(b), "invalid continue token: continue key is not valid") {
 				t.Fatalf("%s: %d %s", tok, code, b)
+			}
+		}
+		// kube's list option checks: continue takes no resourceVersion
+		// (but "0") and no resourceVersionMatch.
+		cont := s.page(t, target, "").Metadata.Continue
+		for _, c := range []struct {
+			query string
+			code  int
+			msg   string
+		}{
+			{"&resourceVersion=1", http.StatusBadRequest, "specifying resource version is not allowed when using continue"},
+			{"&resourceVersion=1&resourceVersionMatch=NotOlderThan", http.StatusUnprocessableEntity, "resourceVersionMatch is forbidden when continue is provided"},
+			{"&resourceVersion=0", http.StatusOK, ""},
+		} {
+			code, _, b := s.do(t, http.MethodGet, target+c.query+"&continue="+url.QueryEscape(cont), "", "")
+			if code != c.code || !strings.Contains(string(b), c.msg) {
+				t.Fatalf("%s: %d %s, want %d %s", c.query, code, b, c.code, c.msg)
 			}
 		}
 	})
