@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,6 +58,9 @@ func withSchema(r *resource, v *apiextv1.CustomResourceDefinitionVersion) error 
 			applyDefaults(u.Object, st)
 		}
 	}
+	if hasDefaults(st) {
+		r.DefaultOnRead = func(raw []byte) []byte { return defaultRaw(raw, st) }
+	}
 	r.Validate = func(obj, _ runtime.Object) field.ErrorList {
 		u, ok := obj.(*unstructured.Unstructured)
 		if !ok {
@@ -68,30 +72,71 @@ func withSchema(r *resource, v *apiextv1.CustomResourceDefinitionVersion) error 
 }
 
 // applyDefaults sets the schema's default values where x has no value,
-// walking objects, maps and arrays like kube's structural defaulting.
-func applyDefaults(x any, s *structuralschema.Structural) {
+// walking objects, maps and arrays like kube's structural defaulting; it
+// reports whether it set any.
+func applyDefaults(x any, s *structuralschema.Structural) bool {
 	if s == nil {
-		return
+		return false
 	}
+	changed := false
 	switch x := x.(type) {
 	case map[string]any:
 		for name, prop := range s.Properties {
 			if _, set := x[name]; !set && prop.Default.Object != nil {
 				x[name] = runtime.DeepCopyJSONValue(prop.Default.Object)
+				changed = true
 			}
 		}
 		for name, val := range x {
 			if prop, ok := s.Properties[name]; ok {
-				applyDefaults(val, &prop)
+				changed = applyDefaults(val, &prop) || changed
 			} else if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
-				applyDefaults(val, ap.Structural)
+				changed = applyDefaults(val, ap.Structural) || changed
 			}
 		}
 	case []any:
 		for _, item := range x {
-			applyDefaults(item, s.Items)
+			changed = applyDefaults(item, s.Items) || changed
 		}
 	}
+	return changed
+}
+
+// hasDefaults reports whether s declares a default anywhere.
+func hasDefaults(s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	if s.Default.Object != nil {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasDefaults(&p) {
+			return true
+		}
+	}
+	if ap := s.AdditionalProperties; ap != nil && hasDefaults(ap.Structural) {
+		return true
+	}
+	return hasDefaults(s.Items)
+}
+
+// defaultRaw returns the stored object raw with the schema's defaults
+// applied: raw itself when none is missing (or it does not decode, which
+// a stored object always does). Keys come out sorted and numbers as
+// written, as the stored bytes are.
+func defaultRaw(raw []byte, s *structuralschema.Structural) []byte {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var obj map[string]any
+	if d.Decode(&obj) != nil || !applyDefaults(obj, s) {
+		return raw
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // schemaErrors turns kube-openapi's validation result into field errors

@@ -186,6 +186,9 @@ func (r *resource) printer() *table.Printer {
 // changes (its bytes lead a custom resource: keys are sorted). Built-in
 // kinds' bytes are returned as they are.
 func (r *resource) served(raw []byte) []byte {
+	if r.DefaultOnRead != nil {
+		raw = r.DefaultOnRead(raw)
+	}
 	const lead = `{"apiVersion":"`
 	if !r.Custom || !bytes.HasPrefix(raw, []byte(lead)) {
 		return raw

@@ -78,6 +78,11 @@ type resource struct {
 	// attribute to the writer (allocations, status) belong in Prepare.
 	// Must be idempotent. Optional.
 	Normalize func(obj runtime.Object)
+	// DefaultOnRead applies a custom resource's schema defaults to stored
+	// bytes as they are served (kube defaults what it reads from storage,
+	// so a default added later shows on old objects); nil when the schema
+	// has no defaults. Optional.
+	DefaultOnRead func(raw []byte) []byte
 	// Review makes the resource an access review: created, never
 	// stored, answered by filling in its status.
 	Review bool

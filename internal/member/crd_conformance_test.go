@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A CRD is served on the member as soon as it is created; its custom
@@ -74,4 +75,49 @@ func TestCRDVersionsSchemaAndDeletion(t *testing.T) {
 	if list := string(g.mustDo(t, "GET", fmt.Sprintf(base, "v1"), "")); strings.Contains(list, `"name":"g1"`) {
 		t.Errorf("a re-created CRD must start empty: %s", list)
 	}
+}
+
+// A default added to a CRD's schema shows on objects stored before it, on
+// GET, LIST and WATCH (kube defaults what it reads from storage), and is
+// not stored: removing it again removes it from what is served (e2e's
+// "custom resource defaulting for requests and from storage works").
+func TestCRDDefaultsOnRead(t *testing.T) {
+	g := newGoldenClient(t, nil)
+	g.setup(t, exchange{golden: "objects/namespace-post.json"})
+	crd := func(def string) string {
+		return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+	 "metadata":{"name":"dials.example.com"},
+	 "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"dials","kind":"Dial"},
+	  "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
+	     "a":{"type":"string"` + def + `},"n":{"type":"integer"}}}}}]}}`
+	}
+	g.mustDo(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd(""))
+	const base = "/apis/example.com/v1/namespaces/golden/dials"
+	if got := string(g.mustDo(t, "POST", base, `{"apiVersion":"example.com/v1","kind":"Dial","metadata":{"name":"d1"},"n":9007199254740993}`)); strings.Contains(got, `"a":`) {
+		t.Fatalf("created without a default: %s", got)
+	}
+	g.mustDo(t, "PATCH", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dials.example.com",
+		`{"spec":{"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"a":{"type":"string","default":"A"},"n":{"type":"integer"}}}}}]}}`)
+	want := `{"a":"A","apiVersion":"example.com/v1","kind":"Dial","metadata":{`
+	for _, path := range []string{base + "/d1", base, base + "?watch=1&timeoutSeconds=1"} {
+		var got string
+		eventually(t, 10*time.Second, func() error { // the CRD's new schema is served soon after the write
+			got = string(g.mustDo(t, "GET", path, ""))
+			if !strings.Contains(got, want) {
+				return fmt.Errorf("GET %s: %s, want the default", path, got)
+			}
+			return nil
+		})
+		if !strings.Contains(got, `"n":9007199254740993`) {
+			t.Fatalf("GET %s: a number changed: %s", path, got)
+		}
+	}
+	g.mustDo(t, "PATCH", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dials.example.com",
+		`{"spec":{"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"a":{"type":"string"},"n":{"type":"integer"}}}}}]}}`)
+	eventually(t, 10*time.Second, func() error {
+		if got := string(g.mustDo(t, "GET", base+"/d1", "")); strings.Contains(got, `"a":`) {
+			return fmt.Errorf("the default was stored: %s", got)
+		}
+		return nil
+	})
 }
