@@ -1,7 +1,9 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -33,6 +35,9 @@ func (s *Server) applyTo(res *resource, sub string, live runtime.Object, patch *
 	if err != nil {
 		return nil, err
 	}
+	if err := undeclaredApplyFields(res, patch); err != nil {
+		return nil, err
+	}
 	obj, err := fm.Apply(live, patch.DeepCopy(), opts.explicitManager, opts.force)
 	if err != nil {
 		return nil, applyErr(err)
@@ -42,6 +47,30 @@ func (s *Server) applyTo(res *resource, sub string, live runtime.Object, patch *
 	}
 	obj = subresourceOnly(sub, live, obj)
 	return obj, nil
+}
+
+// undeclaredApplyFields refuses an apply patch of a custom resource with
+// fields its version's schema does not declare (and does not preserve),
+// with the message of kube's typed conversion, which fails on them
+// whatever fieldValidation says.
+func undeclaredApplyFields(res *resource, patch *unstructured.Unstructured) error {
+	if !res.Custom || res.UnknownFields == nil {
+		return nil
+	}
+	paths := res.UnknownFields(patch)
+	if len(paths) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(paths))
+	for i, p := range paths {
+		msgs[i] = "." + p + ": field not declared in schema"
+	}
+	msg := msgs[0]
+	if len(msgs) > 1 {
+		msg = "errors:\n  " + strings.Join(msgs, "\n  ")
+	}
+	return unknownErr(fmt.Errorf("failed to create typed patch object (%s/%s; %s): %s",
+		patch.GetNamespace(), patch.GetName(), patch.GroupVersionKind(), msg))
 }
 
 // strictApplyPatch reports duplicate fields of an apply patch (unknown

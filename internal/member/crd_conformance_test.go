@@ -2,6 +2,8 @@ package member
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +122,48 @@ func TestCRDDefaultsOnRead(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// Server-side apply of a custom resource with a field its schema does not
+// declare fails as kube's typed conversion does (whatever fieldValidation
+// says), and stores nothing (e2e FieldValidation "should create/apply an
+// invalid CR with extra properties").
+func TestCRDApplyUndeclaredField(t *testing.T) {
+	g := newGoldenClient(t, nil)
+	g.setup(t, exchange{golden: "objects/namespace-post.json"})
+	g.mustDo(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+	 "metadata":{"name":"knobs.example.com"},
+	 "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"knobs","kind":"Knob"},
+	  "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{
+	     "spec":{"type":"object","properties":{"size":{"type":"integer"}}},
+	     "free":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}}}]}}`)
+	const target = "/apis/example.com/v1/namespaces/golden/knobs/k1?fieldManager=m&fieldValidation="
+	apply := func(v, body string) (int, string) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPatch, g.base+target+v, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+g.token)
+		req.Header.Set("Content-Type", "application/apply-patch+yaml")
+		resp, err := g.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, v := range []string{"Strict", "Ignore"} {
+		code, b := apply(v, "apiVersion: example.com/v1\nkind: Knob\nmetadata:\n  name: k1\nunknownField: x\nspec:\n  size: 1\n  bar: 2\n")
+		if code != 500 || !strings.Contains(b, `failed to create typed patch object (/k1; example.com/v1, Kind=Knob): errors:\n  .`) ||
+			!strings.Contains(b, `.unknownField: field not declared in schema`) || !strings.Contains(b, `.spec.bar: field not declared in schema`) {
+			t.Fatalf("fieldValidation=%s: %d %s", v, code, b)
+		}
+	}
+	if code, b := g.do(t, "GET", "/apis/example.com/v1/namespaces/golden/knobs/k1", ""); code != 404 {
+		t.Fatalf("a refused apply stored: %d %s", code, b)
+	}
+	if code, b := apply("Strict", "apiVersion: example.com/v1\nkind: Knob\nmetadata:\n  name: k1\nspec:\n  size: 1\nfree:\n  any: 1\n"); code != 201 {
+		t.Fatalf("declared and preserved fields: %d %s", code, b)
+	}
 }
