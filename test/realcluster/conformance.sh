@@ -49,8 +49,11 @@ source "$STATE/env"
 ctx=$IMAGES/agnhost
 mkdir -p "$ctx"
 cp -p "$BIN/agnhost" "$ctx/agnhost"
+# The real image has /agnhost-2 → agnhost too (the Containers spec that
+# overrides the entrypoint runs it).
+[[ -L $ctx/agnhost-2 ]] || ln -sfn agnhost "$ctx/agnhost-2"
 [[ -d $ctx/bin ]] || cp -a "$IMAGES/busybox/bin" "$ctx/bin"
-printf 'FROM scratch\nCOPY bin /bin\nCOPY agnhost /agnhost\nENV PATH=/bin\nENTRYPOINT ["/agnhost"]\nCMD ["pause"]\n' >"$ctx/Containerfile.new"
+printf 'FROM scratch\nCOPY bin /bin\nCOPY agnhost /agnhost\nCOPY agnhost-2 /agnhost-2\nENV PATH=/bin\nENTRYPOINT ["/agnhost"]\nCMD ["pause"]\n' >"$ctx/Containerfile.new"
 # Keep the Containerfile's mtime unless it changed, so the tar stays cached.
 if cmp -s "$ctx/Containerfile.new" "$ctx/Containerfile"; then rm "$ctx/Containerfile.new"; else mv "$ctx/Containerfile.new" "$ctx/Containerfile"; fi
 if [[ ! -f $IMAGES/agnhost.tar || -n $(find "$ctx" -mindepth 1 -maxdepth 1 -newer "$IMAGES/agnhost.tar" -print -quit) ]]; then
