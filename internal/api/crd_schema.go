@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
@@ -102,6 +105,44 @@ func applyDefaults(x any, s *structuralschema.Structural) bool {
 	return changed
 }
 
+// missesDefault reports whether applyDefaults would set anything in v:
+// some property of an object with a default is absent, here or below.
+func missesDefault(v gjson.Result, s *structuralschema.Structural) bool {
+	if s == nil {
+		return false
+	}
+	missing := false
+	switch {
+	case v.IsObject():
+		present := 0 // properties with a default that v has
+		v.ForEach(func(k, val gjson.Result) bool {
+			if prop, ok := s.Properties[k.Str]; ok {
+				if prop.Default.Object != nil {
+					present++
+				}
+				missing = missesDefault(val, &prop)
+			} else if ap := s.AdditionalProperties; ap != nil && ap.Structural != nil {
+				missing = missesDefault(val, ap.Structural)
+			}
+			return !missing
+		})
+		if !missing {
+			for _, prop := range s.Properties {
+				if prop.Default.Object != nil {
+					present--
+				}
+			}
+			missing = present < 0
+		}
+	case v.IsArray():
+		v.ForEach(func(_, item gjson.Result) bool {
+			missing = missesDefault(item, s.Items)
+			return !missing
+		})
+	}
+	return missing
+}
+
 // hasDefaults reports whether s declares a default anywhere.
 func hasDefaults(s *structuralschema.Structural) bool {
 	if s == nil {
@@ -126,6 +167,9 @@ func hasDefaults(s *structuralschema.Structural) bool {
 // a stored object always does). Keys come out sorted and numbers as
 // written, as the stored bytes are.
 func defaultRaw(raw []byte, s *structuralschema.Structural) []byte {
+	if len(raw) == 0 || !missesDefault(gjson.Parse(unsafe.String(&raw[0], len(raw))), s) {
+		return raw // the common case, read without decoding
+	}
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var obj map[string]any
