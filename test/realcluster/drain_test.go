@@ -52,8 +52,10 @@ spec:
 		}
 	}
 	k.run("uncordon", simNode)
+	quiet := k
+	quiet.verbose = false
 	err := poll(30*time.Second, func() error {
-		if got := k.run("-n", followerNS, "get", "pdb", "drain-web", "-o", "jsonpath={.status.disruptionsAllowed}"); got != "1" {
+		if got := quiet.run("-n", followerNS, "get", "pdb", "drain-web", "-o", "jsonpath={.status.disruptionsAllowed}"); got != "1" {
 			return fmt.Errorf("pdb drain-web status.disruptionsAllowed = %q, want 1", got)
 		}
 		return nil
@@ -73,7 +75,7 @@ spec:
 	rw.reset()
 	start := time.Now()
 	out, derr := k.try("drain", node, "--ignore-daemonsets", "--delete-emptydir-data", "--force",
-		"--grace-period=2", "--timeout=150s")
+		"--grace-period=2", "--timeout=120s")
 	t.Logf("drain took %s", time.Since(start).Round(time.Second))
 	defer func() {
 		k.run("uncordon", node)
@@ -87,7 +89,7 @@ spec:
 		t.Logf("drain-web pods (fewest Ready: %d):\n%s", min, strings.Join(events, "\n"))
 		if strings.Contains(out, "disruption budget") {
 			t.Fatalf("kubectl drain failed: every eviction of a drain-web pod was refused by its PodDisruptionBudget "+
-				"for 150 s (status.disruptionsAllowed never became 1: no disruption controller?): %v", derr)
+				"for 120 s (status.disruptionsAllowed never became 1: no disruption controller?): %v", derr)
 		}
 		t.Fatalf("kubectl drain: %v", derr)
 	}

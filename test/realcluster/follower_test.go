@@ -121,9 +121,13 @@ func logsFollow(t *testing.T, k kubectl, image string) {
 	if len(at) > 1 && at[len(at)-1]-at[0] < 2*time.Second {
 		t.Errorf("all lines arrived within %v: not followed as they were written", at[len(at)-1]-at[0])
 	}
-	if phase := k.run("-n", followerNS, "get", "pod", "ticker", "-o", "jsonpath={.status.phase}"); phase != "Succeeded" {
-		t.Errorf("logs -f returned while the pod is %s, want it to end with the container", phase)
-	}
+	// The container exited (the kubelet reports it a moment later).
+	eventually(t, 30*time.Second, func() error {
+		if phase := k.run("-n", followerNS, "get", "pod", "ticker", "-o", "jsonpath={.status.phase}"); phase != "Succeeded" {
+			return fmt.Errorf("pod ticker is %s after logs -f returned, want Succeeded", phase)
+		}
+		return nil
+	})
 }
 
 // execTTY: `kubectl exec -it` under script(1), which gives it a real
@@ -265,6 +269,7 @@ func copyBothWays(t *testing.T, k kubectl) {
 	if err := os.WriteFile(in, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	k.run("-n", followerNS, "exec", "shell", "--", "mkdir", "-p", "/tmp") // the image has only /bin
 	k.run("cp", in, followerNS+"/shell:/tmp/in.txt")
 	if got := k.run("-n", followerNS, "exec", "shell", "--", "cat", "/tmp/in.txt"); got+"\n" != content {
 		t.Errorf("the pod's copy holds %q, want %q", got, content)
