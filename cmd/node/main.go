@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/litek8s/litek8s/internal/controllers/simnode"
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/memtrim"
 	"github.com/litek8s/litek8s/internal/version"
@@ -154,6 +155,8 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("leader-label", "", "in Kubernetes: label this member's own Pod KEY=true while it leads (needs POD_NAMESPACE, POD_NAME and RBAC to patch it)")
 	fs.Int("simulated-nodes", def.Controllers.Scheduling.SimNodes.Count,
 		"simulated nodes the leader registers and runs pods on (sim-node-0, ...; 0: none)")
+	fs.String("simulated-node-taints", "", "taints every simulated node registers with, as kubectl taint writes them: "+
+		"key=value:Effect or key:Effect, comma-separated (e.g. litek8s.io/simulated=true:NoSchedule keeps pods that do not tolerate it off them)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -226,6 +229,11 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.Store.ResyncLagEntries = v.GetUint64("resync-lag-entries")
 	cfg.Store.CommitTimeout = v.GetDuration("commit-timeout")
 	cfg.Controllers.Scheduling.SimNodes.Count = v.GetInt("simulated-nodes")
+	taints, err := simnode.ParseTaints(v.GetString("simulated-node-taints"))
+	if err != nil {
+		return member.Config{}, fmt.Errorf("simulated-node-taints: %w", err)
+	}
+	cfg.Controllers.Scheduling.SimNodes.Taints = taints
 	return cfg, cfg.Validate()
 }
 

@@ -4,9 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/litek8s/litek8s/internal/api"
 )
@@ -102,6 +105,48 @@ func TestSimulatedNodesFlag(t *testing.T) {
 	}
 	if _, err := memberConfig(v); err == nil {
 		t.Error("--simulated-nodes -1 was accepted")
+	}
+}
+
+// --simulated-node-taints and LITEK8S_SIMULATED_NODE_TAINTS set the
+// simulated nodes' taints; a malformed one is refused with the reason.
+func TestSimulatedNodeTaintsFlag(t *testing.T) {
+	simulated := corev1.Taint{Key: "litek8s.io/simulated", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+	for _, c := range []struct {
+		name, env string
+		args      []string
+		want      []corev1.Taint
+	}{
+		{"default", "", nil, nil},
+		{"env", "litek8s.io/simulated=true:NoSchedule", []string{"--simulated-nodes", "1"}, []corev1.Taint{simulated}},
+		{"flag over env", "x:NoExecute", []string{"--simulated-node-taints", "litek8s.io/simulated=true:NoSchedule,gpu:NoExecute"},
+			[]corev1.Taint{simulated, {Key: "gpu", Effect: corev1.TaintEffectNoExecute}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv("LITEK8S_SIMULATED_NODE_TAINTS", c.env)
+			}
+			v, err := loadConfig(c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := memberConfig(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Controllers.Scheduling.SimNodes.Taints; !reflect.DeepEqual(got, c.want) {
+				t.Errorf("taints %+v, want %+v", got, c.want)
+			}
+		})
+	}
+	for _, bad := range []string{"litek8s.io/simulated=true", "a=b:Always", "bad key:NoSchedule"} {
+		v, err := loadConfig([]string{"--simulated-nodes", "1", "--simulated-node-taints", bad})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := memberConfig(v); err == nil || !strings.Contains(err.Error(), "simulated-node-taints") {
+			t.Errorf("--simulated-node-taints %q: %v, want an error naming the flag", bad, err)
+		}
 	}
 }
 

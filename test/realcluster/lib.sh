@@ -81,6 +81,20 @@ kctl() { "$BIN/kubectl" --kubeconfig "$STATE/pki/admin.kubeconfig" "$@"; }
 crictl() { "$BIN/crictl" --runtime-endpoint "unix://$CONTAINERD_SOCK" --image-endpoint "unix://$CONTAINERD_SOCK" --timeout 20s "$@"; }
 ctr_() { ctr --address "$CONTAINERD_SOCK" -n "$CTR_NAMESPACE" "$@"; }
 
+# start NAME COMMAND...: runs COMMAND in its own session with its output
+# appended to logs/NAME.log and its pid in pids/NAME.pid, and records the
+# command (shell-quoted) in cmds/NAME so component.sh can start it again.
+# Every command line mentions $STATE, which is how down.sh recognises our
+# processes.
+start() {
+	local name=$1
+	shift
+	mkdir -p "$STATE/cmds"
+	printf '%q ' "$@" >"$STATE/cmds/$name"
+	setsid "$@" >>"$STATE/logs/$name.log" 2>&1 </dev/null 8>&- &
+	echo $! >"$STATE/pids/$name.pid"
+}
+
 # wait_for SECONDS DESCRIPTION COMMAND...: polls COMMAND every second.
 wait_for() {
 	local timeout=$1 what=$2

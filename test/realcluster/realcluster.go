@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,7 +62,8 @@ type Cluster struct {
 	// each, in the same order.
 	Members, MemberKubeconfigs []string
 
-	dir string // the directory of up.sh and down.sh
+	dir      string // the directory of up.sh and down.sh
+	simNodes int    // simulated nodes the members run (SimulatedNodes)
 }
 
 // Up returns the running cluster, bringing it up with up.sh unless one is
@@ -83,18 +85,34 @@ func Up(t testing.TB) *Cluster {
 // --litek8s returns once every member is ready and the node components
 // run): that is the test's to check. A cluster of the other mode that is
 // up is torn down first.
-func UpLitek8s(t testing.TB) *Cluster {
+func UpLitek8s(t testing.TB, opts ...Option) *Cluster {
 	t.Helper()
-	return up(t, Litek8s)
+	return up(t, Litek8s, opts...)
 }
 
-func up(t testing.TB, mode Mode) *Cluster {
+// Option changes what UpLitek8s starts.
+type Option func(*Cluster)
+
+// SimulatedNodes has the litek8s members run n simulated nodes
+// (sim-node-0, ...) beside the real one, tainted SimulatedNodeTaint
+// (up.sh's REALCLUSTER_SIMULATED_NODES): only pods that tolerate it run
+// there. A running cluster is reused only if it has the same number.
+func SimulatedNodes(n int) Option { return func(c *Cluster) { c.simNodes = n } }
+
+// SimulatedNodeTaint is the NoSchedule taint (value "true") of the
+// simulated nodes SimulatedNodes starts.
+const SimulatedNodeTaint = "litek8s.io/simulated"
+
+func up(t testing.TB, mode Mode, opts ...Option) *Cluster {
 	t.Helper()
 	c := &Cluster{
 		Mode:     mode,
 		StateDir: envOr("REALCLUSTER_DIR", DefaultStateDir),
 		BinDir:   filepath.Join(envOr("LITEK8S_CACHE", DefaultCache), "k8s-"+K8sVersion, "bin"),
 		dir:      scriptDir(),
+	}
+	for _, o := range opts {
+		o(c)
 	}
 	c.Kubeconfig = filepath.Join(c.StateDir, "kubeconfig")
 	if msg := c.missing(); msg != "" {
@@ -180,6 +198,34 @@ func (c *Cluster) PIDFile(component string) string {
 	return filepath.Join(c.StateDir, "pids", component+".pid")
 }
 
+// StopComponent stops a component up.sh started (SIGTERM, then SIGKILL
+// after 10 s; kill: SIGKILL at once) and waits until it is gone
+// (component.sh stop|kill). StartComponent starts it again with the same
+// command line, appending to its log. Down cleans up either way.
+func (c *Cluster) StopComponent(t testing.TB, name string, kill bool) {
+	t.Helper()
+	op := "stop"
+	if kill {
+		op = "kill"
+	}
+	c.component(t, op, name)
+}
+
+// StartComponent: see StopComponent.
+func (c *Cluster) StartComponent(t testing.TB, name string) {
+	t.Helper()
+	c.component(t, "start", name)
+}
+
+func (c *Cluster) component(t testing.TB, op, name string) {
+	t.Helper()
+	out, err := c.run(time.Minute, "component.sh", op, name)
+	if err != nil {
+		t.Fatalf("realcluster: component.sh %s %s: %v\n%s", op, name, err, out)
+	}
+	t.Logf("realcluster: component.sh %s %s: %s", op, name, strings.TrimSpace(out))
+}
+
 func (c *Cluster) down() error {
 	if out, err := c.run(5*time.Minute, "down.sh"); err != nil {
 		return fmt.Errorf("down.sh: %w\n%s", err, out)
@@ -218,6 +264,9 @@ func (c *Cluster) healthy() bool {
 	if m := Mode(c.Env["MODE"]); m != c.Mode && (m != "" || c.Mode != Kube) {
 		return false // up.sh runs down.sh first
 	}
+	if n := c.Env["SIMULATED_NODES"]; n != strconv.Itoa(c.simNodes) && (n != "" || c.simNodes != 0) {
+		return false
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.Kubectl(), "--kubeconfig", c.Kubeconfig, "get", "--raw", "/readyz")
@@ -231,7 +280,8 @@ func (c *Cluster) run(timeout time.Duration, script string, args ...string) (str
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(c.dir, script), args...)
 	// The caller holds the lock (see Up); the scripts must not wait for it.
-	cmd.Env = append(os.Environ(), "REALCLUSTER_DIR="+c.StateDir, "REALCLUSTER_LOCK_HELD=1")
+	cmd.Env = append(os.Environ(), "REALCLUSTER_DIR="+c.StateDir, "REALCLUSTER_LOCK_HELD=1",
+		"REALCLUSTER_SIMULATED_NODES="+strconv.Itoa(c.simNodes), "REALCLUSTER_SIMULATED_NODE_TAINTS="+SimulatedNodeTaint+"=true:NoSchedule")
 	// The script's own children (the cluster) are in their own sessions
 	// and write to files; only the script holds the pipe.
 	cmd.WaitDelay = 10 * time.Second

@@ -174,17 +174,32 @@ spec:
 `, testNS, image)
 }
 
-// kubectl runs the cluster's kubectl with its admin kubeconfig.
+// kubectl runs the cluster's kubectl with its admin kubeconfig (or
+// kubeconfig, when set); with verbose, it logs every command and its
+// output.
 type kubectl struct {
-	t testing.TB
-	c *Cluster
+	t          testing.TB
+	c          *Cluster
+	kubeconfig string
+	verbose    bool
+}
+
+// command is kubectl with the kubeconfig and args, not started.
+func (k kubectl) command(ctx context.Context, args ...string) *exec.Cmd {
+	kc := k.kubeconfig
+	if kc == "" {
+		kc = k.c.Kubeconfig
+	}
+	return exec.CommandContext(ctx, k.c.Kubectl(), append([]string{"--kubeconfig", kc}, args...)...)
 }
 
 func (k kubectl) try(args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, k.c.Kubectl(), append([]string{"--kubeconfig", k.c.Kubeconfig}, args...)...)
-	out, err := cmd.CombinedOutput()
+	out, err := k.command(ctx, args...).CombinedOutput()
+	if k.verbose {
+		k.t.Logf("$ kubectl %s (%v)\n%s", strings.Join(args, " "), err, out)
+	}
 	if err != nil {
 		return string(out), fmt.Errorf("kubectl %s: %w\n%s", strings.Join(args, " "), err, out)
 	}

@@ -16,6 +16,12 @@
 # The kubelet joins by TLS bootstrap, as under kubeadm: a bootstrap token
 # Secret in kube-system and kubeadm's RBAC bindings for it.
 #
+# With --litek8s and REALCLUSTER_SIMULATED_NODES=N (default 0), the members
+# also run N simulated nodes (sim-node-0, ...) that register with the
+# taints REALCLUSTER_SIMULATED_NODE_TAINTS (default
+# litek8s.io/simulated=true:NoSchedule), so only pods that tolerate them
+# run there (tests use one as the "elsewhere" of a drain or a node loss).
+#
 # Anything left from an earlier run with the same state dir is removed first
 # (down.sh). See README.md for the environment, the ports and what down.sh
 # cleans.
@@ -28,6 +34,10 @@ for a in "$@"; do
 	*) die "usage: up.sh [--litek8s]" ;;
 	esac
 done
+SIMULATED_NODES=${REALCLUSTER_SIMULATED_NODES:-0}
+SIMULATED_NODE_TAINTS=${REALCLUSTER_SIMULATED_NODE_TAINTS-litek8s.io/simulated=true:NoSchedule}
+[[ $SIMULATED_NODES =~ ^[0-9]+$ ]] || die "REALCLUSTER_SIMULATED_NODES=$SIMULATED_NODES is not a number"
+[[ $SIMULATED_NODES == 0 || $MODE == litek8s ]] || die "REALCLUSTER_SIMULATED_NODES needs --litek8s"
 [[ $EUID -eq 0 ]] || die "must run as root"
 take_lock
 # Keep going if whoever reads our output goes away (e.g. `| head`).
@@ -271,16 +281,6 @@ conntrack:
   tcpCloseWaitTimeout: 0s
 YAML
 
-# start NAME COMMAND...: runs COMMAND in its own session with its output in
-# logs/NAME.log and its pid in pids/NAME.pid. Every command line mentions
-# $STATE, which is how down.sh recognises our processes.
-start() {
-	local name=$1
-	shift
-	setsid "$@" >"$STATE/logs/$name.log" 2>&1 </dev/null 8>&- &
-	echo $! >"$STATE/pids/$name.pid"
-}
-
 # alive NAME: the component is still running (else its log is shown).
 alive() {
 	local pid
@@ -332,6 +332,9 @@ else
 	# on the harness CA so every certificate the harness made is valid
 	# there; the serving certificate also names the kubernetes Service.
 	JOIN_TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+	SIM_FLAGS=()
+	((SIMULATED_NODES == 0)) ||
+		SIM_FLAGS=(--simulated-nodes "$SIMULATED_NODES" --simulated-node-taints "$SIMULATED_NODE_TAINTS")
 	for i in 0 1 2; do
 		peers=
 		for j in 0 1 2; do
@@ -341,7 +344,8 @@ else
 			--api-addr "$NODE_IP:${LITEK8S_PORTS[i]}" --raft-addr "127.0.0.1:${LITEK8S_RAFT_PORTS[i]}" \
 			--bootstrap-expect 3 --peers "$peers" --join-token "$JOIN_TOKEN" \
 			--ca-cert-file "$PKI/ca.crt" --ca-key-file "$PKI/ca.key" \
-			--hostname "$SERVICE_IP,kubernetes,kubernetes.default,kubernetes.default.svc,kubernetes.default.svc.$CLUSTER_DOMAIN"
+			--hostname "$SERVICE_IP,kubernetes,kubernetes.default,kubernetes.default.svc,kubernetes.default.svc.$CLUSTER_DOMAIN" \
+			"${SIM_FLAGS[@]}"
 	done
 fi
 
@@ -667,7 +671,7 @@ kctl apply -f "$STATE/manifests/storageclass.yaml" -f "$STATE/manifests/coredns.
 		APISERVER_URL APISERVER_PORT ETCD_PORT ETCD_PEER_PORT ETCD_METRICS_PORT KUBELET_PORT \
 		KUBELET_HEALTHZ_PORT KCM_PORT SCHEDULER_PORT PROXY_HEALTHZ_PORT PROXY_METRICS_PORT \
 		PAUSE_IMAGE COREDNS_IMAGE BUSYBOX_IMAGE MODE LITEK8S_URLS LITEK8S_PORTS LITEK8S_RAFT_PORTS \
-		BOOTSTRAP_TOKEN_ID; do
+		BOOTSTRAP_TOKEN_ID SIMULATED_NODES SIMULATED_NODE_TAINTS; do
 		case $k in
 		LITEK8S_PORTS | LITEK8S_RAFT_PORTS)
 			v=

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -32,6 +33,10 @@ type Config struct {
 	JobPodDuration time.Duration
 	// Workers serve the pods' status updates and deletions.
 	Workers int
+	// Taints are put on every simulated node when it registers (as the
+	// kubelet's --register-with-taints): only pods that tolerate them run
+	// there. A node that already exists keeps its taints.
+	Taints []corev1.Taint
 }
 
 // DefaultConfig returns the defaults: no nodes, each 32 cpu, 256Gi of
@@ -63,5 +68,5 @@ func (c *Config) Validate() error {
 	case c.Workers <= 0:
 		return errors.New("simnode: Workers must be positive")
 	}
-	return nil
+	return validateTaints(c.Taints)
 }

@@ -1,8 +1,10 @@
 // Package simnode runs simulated nodes, as KWOK does: with Config.Count N
 // > 0 it registers the Nodes sim-node-0 … sim-node-<N-1> (Ready, with the
-// configured capacity, an InternalIP and a /24 pod CIDR each), renews
-// each node's Lease in kube-node-lease every Config.LeaseInterval, and
-// plays the kubelet for the pods bound to them:
+// configured capacity, an InternalIP, a /24 pod CIDR and Config.Taints
+// each, as a kubelet's --register-with-taints: a node that already exists
+// keeps the taints it has), renews each node's Lease in kube-node-lease
+// every Config.LeaseInterval, and plays the kubelet for the pods bound to
+// them:
 //
 //   - a bound pod becomes Running and Ready, with a pod IP from its node's
 //     /24 (unique on the node), the node's hostIP, a startTime and running

@@ -55,6 +55,9 @@ func (s *SimNodes) newNode(i int) *corev1.Node {
 			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0"}},
 		Spec: corev1.NodeSpec{PodCIDR: podCIDR(i), PodCIDRs: []string{podCIDR(i)}},
 	}
+	for _, t := range s.cfg.Taints {
+		n.Spec.Taints = append(n.Spec.Taints, *t.DeepCopy())
+	}
 	s.setStatus(n, i)
 	return n
 }
