@@ -135,6 +135,11 @@ func TestNodeLifecycle(t *testing.T) {
 		return nil
 	})
 
+	// A Ready pod on each.
+	for _, n := range []string{"alive", "silent"} {
+		readyPod(t, cs, "pod-on-"+n, n)
+	}
+
 	// silent stops renewing; alive goes on.
 	unreachable := []string{"node.kubernetes.io/unreachable:NoExecute", "node.kubernetes.io/unreachable:NoSchedule"}
 	deadline := time.Now().Add(10 * time.Second)
@@ -154,6 +159,17 @@ func TestNodeLifecycle(t *testing.T) {
 	}
 	if ready, taints := state(t, cs, "alive"); ready == nil || ready.Status != corev1.ConditionTrue || len(taints) != 0 {
 		t.Errorf("alive, renewing its lease: Ready %+v taints %v, want True and none", ready, taints)
+	}
+	// The pod of the Unknown node is no longer Ready; the other one is.
+	membertest.Eventually(t, 10*time.Second, func() error {
+		alive.renew()
+		if s := podReady(t, cs, "pod-on-silent"); s != corev1.ConditionFalse {
+			return fmt.Errorf("pod on the Unknown node: Ready %s, want False", s)
+		}
+		return nil
+	})
+	if s := podReady(t, cs, "pod-on-alive"); s != corev1.ConditionTrue {
+		t.Errorf("pod on the live node: Ready %s, want True", s)
 	}
 
 	// silent's kubelet comes back.
@@ -187,4 +203,39 @@ func TestNodeLifecycle(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// readyPod creates a pod bound to node and posts it Running and Ready, as
+// its kubelet would.
+func readyPod(t *testing.T, cs kubernetes.Interface, name, node string) {
+	t.Helper()
+	pods := cs.CoreV1().Pods(metav1.NamespaceDefault)
+	var p *corev1.Pod
+	membertest.Eventually(t, 10*time.Second, func() (err error) { // the default ServiceAccount may not exist yet
+		p, err = pods.Create(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},
+			metav1.CreateOptions{})
+		return err
+	})
+	p.Status.Phase = corev1.PodRunning
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue,
+		LastTransitionTime: metav1.Now()}}
+	if _, err := pods.UpdateStatus(t.Context(), p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// podReady is the status of a pod's Ready condition.
+func podReady(t *testing.T, cs kubernetes.Interface, name string) corev1.ConditionStatus {
+	t.Helper()
+	p, err := cs.CoreV1().Pods(metav1.NamespaceDefault).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status
+		}
+	}
+	return ""
 }

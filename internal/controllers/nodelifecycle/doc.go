@@ -8,6 +8,10 @@
 //     conditions become Unknown (reason NodeStatusUnknown, "Kubelet stopped
 //     posting node status."; a condition never posted gets
 //     NodeStatusNeverUpdated, "Kubelet never posted node status.").
+//   - While a node's Ready condition is not True, the Ready condition of
+//     each pod on it is set to False (kube's MarkPodsNotReady, with a
+//     NodeNotReady event), so that Services stop sending them traffic;
+//     the kubelet sets it again when it is back.
 //   - Taints follow the conditions, as kube's TaintNodesByCondition and
 //     taint-based eviction passes set them: Ready False gives
 //     node.kubernetes.io/not-ready, Ready Unknown
@@ -28,8 +32,9 @@
 // grace period from when this term first saw it, so a new leader does not
 // mark nodes Unknown for the time no leader watched them.
 //
-// Ownership: the conditions above when they go Unknown, and the taints
-// with the keys above. Concurrency: informer handlers record observations
+// Ownership: the conditions above when they go Unknown, the taints with
+// the keys above, and the pods' Ready condition while their node is not
+// Ready. Concurrency: informer handlers record observations
 // under mu and enqueue node names; Config.Workers goroutines sync nodes
 // from a client-go queue, and a monitor goroutine enqueues every node each
 // Config.MonitorPeriod. Run returns once all of them have returned.

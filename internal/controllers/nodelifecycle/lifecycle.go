@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/litek8s/litek8s/internal/controllers/kit"
@@ -24,7 +25,9 @@ type Controller struct {
 	cfg    Config
 	log    *slog.Logger
 	client kubernetes.Interface
+	events record.EventRecorder
 	nodes  cache.Indexer
+	pods   cache.Indexer // by kit.PodNodeIndex
 	queue  workqueue.TypedRateLimitingInterface[string]
 	synced []cache.InformerSynced
 
@@ -43,10 +46,18 @@ type probe struct {
 // New builds the term's controller; cfg must be valid.
 func New(kc *kit.Context, cfg Config) kit.Controller {
 	c := &Controller{cfg: cfg, log: kc.Log.With("controller", name), client: kc.Client(name),
-		probes: make(map[string]*probe),
-		queue:  kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 10*time.Second))}
+		events: kc.Recorder(name), probes: make(map[string]*probe),
+		queue: kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 10*time.Second))}
 	nodes, leases := kc.Informers.Nodes(), kc.Informers.Leases()
-	c.nodes = nodes.GetIndexer()
+	pods, err := kc.Informers.PodsByNode()
+	if err != nil {
+		c.log.Error("pod index", "err", err) // a programming error
+	}
+	c.nodes, c.pods = nodes.GetIndexer(), pods.GetIndexer()
+	pr, _ := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.podChanged,
+		UpdateFunc: func(_, obj any) { c.podChanged(obj) },
+	})
 	nr, _ := nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.nodeChanged,
 		UpdateFunc: func(_, obj any) { c.nodeChanged(obj) },
@@ -64,7 +75,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		AddFunc:    c.leaseChanged,
 		UpdateFunc: func(_, obj any) { c.leaseChanged(obj) },
 	})
-	c.synced = []cache.InformerSynced{nr.HasSynced, lr.HasSynced}
+	c.synced = []cache.InformerSynced{nr.HasSynced, lr.HasSynced, pr.HasSynced}
 	return c
 }
 
@@ -172,8 +183,9 @@ func (c *Controller) probe(name string) *probe {
 	return p
 }
 
-// sync marks the node Unknown when it stopped showing signs of life, and
-// makes its taints follow its conditions.
+// sync marks the node Unknown when it stopped showing signs of life, its
+// pods not ready while it is not Ready, and makes its taints follow its
+// conditions.
 func (c *Controller) sync(ctx context.Context, name string) error {
 	obj, exists, _ := c.nodes.GetByKey(name)
 	if !exists {
@@ -194,6 +206,9 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 			}
 			node = updated
 		}
+	}
+	if err := c.markPodsNotReady(ctx, node); err != nil {
+		return err
 	}
 	taints, changed := reconcileTaints(node, now)
 	if !changed {

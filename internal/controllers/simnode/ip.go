@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
 
 // ipAllocator hands out pod IPs from each node's /24, unique on the node:
@@ -15,7 +17,7 @@ import (
 // (pods that ran before this term, adopted) or when this term handed it
 // out.
 type ipAllocator struct {
-	pods cache.Indexer // indexed byNode
+	pods cache.Indexer // indexed by kit.PodNodeIndex
 
 	mu sync.Mutex // guards assigned
 	// assigned are the addresses handed out this term, by node and pod.
@@ -48,7 +50,7 @@ func (a *ipAllocator) get(i int, pod *corev1.Pod) (string, error) {
 	for _, ip := range mine {
 		used[ip] = true
 	}
-	objs, err := a.pods.ByIndex(byNode, node)
+	objs, err := a.pods.ByIndex(kit.PodNodeIndex, node)
 	if err != nil {
 		return "", fmt.Errorf("simnode: pods of %s: %w", node, err)
 	}

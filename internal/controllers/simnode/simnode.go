@@ -26,9 +26,6 @@ const name = "simnode"
 // leaseNamespace holds the nodes' Leases.
 const leaseNamespace = corev1.NamespaceNodeLease
 
-// byNode indexes pods by spec.nodeName (the IP allocator's scan).
-const byNode = "simnode/nodeName"
-
 // SimNodes runs the simulated nodes; see the package documentation.
 type SimNodes struct {
 	cfg    Config
@@ -61,9 +58,9 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	}
 	s.podQ = kit.NewQueue(kc, name+"-pods", limiter())
 	s.nodeQ = kit.NewQueue(kc, name+"-nodes", limiter())
-	pods := kc.Informers.Pods()
-	if err := pods.AddIndexers(cache.Indexers{byNode: indexByNode}); err != nil {
-		s.log.Error("pod index", "err", err) // only when the informer already started: a programming error
+	pods, err := kc.Informers.PodsByNode()
+	if err != nil {
+		s.log.Error("pod index", "err", err) // a programming error
 	}
 	s.pods = pods.GetIndexer()
 	s.ips = newIPAllocator(s.pods)
@@ -76,13 +73,6 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	})
 	s.synced = []cache.InformerSynced{pr.HasSynced, nodes.HasSynced, leases.HasSynced}
 	return s
-}
-
-func indexByNode(obj any) ([]string, error) {
-	if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
-		return []string{p.Spec.NodeName}, nil
-	}
-	return nil, nil
 }
 
 // Name is the controller's name.

@@ -21,9 +21,6 @@ import (
 // name is kube's name for the controller.
 const name = "taint-eviction-controller"
 
-// byNode indexes pods by spec.nodeName.
-const byNode = "tainteviction/nodeName"
-
 // Controller evicts pods from NoExecute-tainted nodes; see the package
 // documentation.
 type Controller struct {
@@ -47,10 +44,11 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	c := &Controller{cfg: cfg, log: kc.Log.With("controller", name), client: kc.Client(name),
 		events: kc.Recorder(name), firstSeen: make(map[string]map[string]time.Time),
 		queue: kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 10*time.Second))}
-	pods, nodes := kc.Informers.Pods(), kc.Informers.Nodes()
-	if err := pods.AddIndexers(cache.Indexers{byNode: indexByNode}); err != nil {
-		c.log.Error("pod index", "err", err) // only when the informer already started: a programming error
+	pods, err := kc.Informers.PodsByNode()
+	if err != nil {
+		c.log.Error("pod index", "err", err) // a programming error
 	}
+	nodes := kc.Informers.Nodes()
 	c.pods, c.nodes = pods.GetIndexer(), nodes.GetIndexer()
 	pr, _ := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueuePod,
@@ -79,13 +77,6 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	})
 	c.synced = []cache.InformerSynced{pr.HasSynced, nr.HasSynced}
 	return c
-}
-
-func indexByNode(obj any) ([]string, error) {
-	if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
-		return []string{p.Spec.NodeName}, nil
-	}
-	return nil, nil
 }
 
 // Name is kube's name for it.
@@ -146,7 +137,7 @@ func (c *Controller) nodeChanged(obj any) {
 		return
 	}
 	c.noteTaints(n)
-	pods, _ := c.pods.ByIndex(byNode, n.Name)
+	pods, _ := c.pods.ByIndex(kit.PodNodeIndex, n.Name)
 	for _, p := range pods {
 		c.enqueuePod(p)
 	}
