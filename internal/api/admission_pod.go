@@ -89,6 +89,9 @@ func (s *Server) admitPodCreate(ctx context.Context, q *request, pod *corev1.Pod
 	if err := s.admitServiceAccount(ctx, q, pod); err != nil {
 		return err
 	}
+	if err := s.admitRuntimeClass(ctx, pod); err != nil {
+		return err
+	}
 	addDefaultTolerations(pod)
 	return s.admitPriority(ctx, pod)
 }

@@ -2,12 +2,14 @@ package member
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -245,6 +247,52 @@ func TestPodDefaultsAndAdmission(t *testing.T) {
 		bad := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "system-node-critical2"}, Value: 1}
 		if _, err := cs.SchedulingV1().PriorityClasses().Create(ctx, bad, metav1.CreateOptions{}); !apierrors.IsInvalid(err) {
 			t.Errorf("unknown system- class: %v, want 422", err)
+		}
+	})
+
+	t.Run("runtime class", func(t *testing.T) {
+		rc := &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "kata"}, Handler: "kata",
+			Overhead: &nodev1.Overhead{PodFixed: corev1.ResourceList{"cpu": resource.MustParse("250m")}},
+			Scheduling: &nodev1.Scheduling{NodeSelector: map[string]string{"sandbox": "kata"},
+				Tolerations: []corev1.Toleration{{Key: "sandbox", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}}}}
+		if _, err := cs.NodeV1().RuntimeClasses().Create(ctx, rc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		p := admissionPod("sandboxed")
+		p.Spec.RuntimeClassName = ptr.To("kata")
+		got, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if q := got.Spec.Overhead["cpu"]; q.String() != "250m" || got.Spec.NodeSelector["sandbox"] != "kata" ||
+			!slices.ContainsFunc(got.Spec.Tolerations, func(t corev1.Toleration) bool { return t.Key == "sandbox" }) {
+			t.Errorf("pod of RuntimeClass kata: overhead %v nodeSelector %v tolerations %v", got.Spec.Overhead,
+				got.Spec.NodeSelector, got.Spec.Tolerations)
+		}
+		for _, c := range []struct {
+			name string
+			edit func(*corev1.Pod)
+			msg  string
+		}{
+			{"missing", func(p *corev1.Pod) { p.Spec.RuntimeClassName = ptr.To("gvisor") },
+				`pods "rc-bad" is forbidden: pod rejected: RuntimeClass "gvisor" not found`},
+			{"other overhead", func(p *corev1.Pod) {
+				p.Spec.RuntimeClassName = ptr.To("kata")
+				p.Spec.Overhead = corev1.ResourceList{"cpu": resource.MustParse("1")}
+			}, `pods "rc-bad" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`},
+			{"overhead without class", func(p *corev1.Pod) { p.Spec.Overhead = corev1.ResourceList{"cpu": resource.MustParse("1")} },
+				`pods "rc-bad" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead`},
+			{"conflicting selector", func(p *corev1.Pod) {
+				p.Spec.RuntimeClassName = ptr.To("kata")
+				p.Spec.NodeSelector = map[string]string{"sandbox": "runc"}
+			}, `pods "rc-bad" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = kata; pod.spec.nodeSelector[sandbox] = runc`},
+		} {
+			p := admissionPod("rc-bad")
+			c.edit(p)
+			_, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+			if !apierrors.IsForbidden(err) || err.Error() != c.msg {
+				t.Errorf("%s: %v, want 403 %q", c.name, err, c.msg)
+			}
 		}
 	})
 
