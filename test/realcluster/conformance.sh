@@ -18,8 +18,9 @@
 # FOCUS='\[sig-node\] Pods .*\[Conformance\]' for fewer tests; extra
 # arguments go to e2e.test (e.g. --ginkgo.timeout=2h). PARALLEL=N runs the
 # tests not labelled Serial on N processes (ginkgo's CLI) into e2e.log, then
-# the Serial ones alone into e2e-serial.log. Not part of CI: a full run
-# takes hours on one process.
+# the Serial ones alone into e2e-serial.log. SKIP is --ginkgo.skip and
+# TIMEOUT (default 6h) the suite timeout of each phase. Not part of CI: a
+# full run takes hours on one process.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/lib.sh"
@@ -78,23 +79,27 @@ out=$STATE/conformance
 rm -rf "$out" && mkdir -p "$out"
 log "e2e.test [Conformance] ($mode) → $out/e2e.log"
 focus=${FOCUS:-\[Conformance\]}
+timeout=${TIMEOUT:-6h}
+# An empty skip pattern would match every spec: pass one only when set.
+skip_cli=() skip_e2e=()
+if [[ -n ${SKIP:-} ]]; then skip_cli=(--skip="$SKIP") skip_e2e=(--ginkgo.skip="$SKIP"); fi
 e2e_flags=(--kubeconfig="$KUBECONFIG" --provider=skeleton --dump-logs-on-failure=false)
 set +e
 if ((${PARALLEL:-1} > 1)); then
 	# The tests not labelled Serial on PARALLEL processes, then the Serial
 	# ones alone, as Kubernetes' own conformance runs do.
 	log "  not [Serial] on $PARALLEL processes, then [Serial] on one"
-	"$BIN/ginkgo" --procs="$PARALLEL" --focus="$focus" --label-filter='!Serial' --no-color --timeout=6h \
+	"$BIN/ginkgo" --procs="$PARALLEL" --focus="$focus" "${skip_cli[@]}" --label-filter='!Serial' --no-color --timeout="$timeout" \
 		--output-dir="$out" --junit-report=junit_parallel.xml "$BIN/e2e.test" -- \
 		"${e2e_flags[@]}" "$@" >"$out/e2e.log" 2>&1
 	rc=$?
-	"$BIN/e2e.test" "${e2e_flags[@]}" --ginkgo.focus="$focus" --ginkgo.label-filter=Serial --ginkgo.no-color \
-		--ginkgo.timeout=6h --report-dir="$out" "$@" >"$out/e2e-serial.log" 2>&1
+	"$BIN/e2e.test" "${e2e_flags[@]}" --ginkgo.focus="$focus" "${skip_e2e[@]}" --ginkgo.label-filter=Serial \
+		--ginkgo.no-color --ginkgo.timeout="$timeout" --report-dir="$out" "$@" >"$out/e2e-serial.log" 2>&1
 	((rc |= $?))
 	summary_logs=("$out/e2e.log" "$out/e2e-serial.log")
 else
-	"$BIN/e2e.test" "${e2e_flags[@]}" --ginkgo.focus="$focus" --ginkgo.no-color --ginkgo.timeout=6h \
-		--report-dir="$out" "$@" >"$out/e2e.log" 2>&1
+	"$BIN/e2e.test" "${e2e_flags[@]}" --ginkgo.focus="$focus" "${skip_e2e[@]}" --ginkgo.no-color \
+		--ginkgo.timeout="$timeout" --report-dir="$out" "$@" >"$out/e2e.log" 2>&1
 	rc=$?
 	summary_logs=("$out/e2e.log")
 fi
