@@ -78,7 +78,7 @@ log "conformance images tagged"
 out=$STATE/conformance
 rm -rf "$out" && mkdir -p "$out"
 log "e2e.test [Conformance] ($mode) → $out/e2e.log"
-focus=${FOCUS:-\[Conformance\]}
+focus="${FOCUS:-\[Conformance\]}" # quoted: unquoted, the backslashes would go
 timeout=${TIMEOUT:-6h}
 # An empty skip pattern would match every spec: pass one only when set.
 skip_cli=() skip_e2e=()
