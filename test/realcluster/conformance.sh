@@ -5,11 +5,13 @@
 #
 #   1. build.sh conformance (e2e.test, agnhost; cached);
 #   2. up.sh [--litek8s] unless the harness is up in the same mode;
-#   3. images: agnhost 2.66.1 and 2.55 (the agnhost binary and busybox's
-#      applets in a scratch image, since the tests also run shell commands
-#      in it), busybox 1.37.0-2 and pause 3.10.2 (the harness's own,
-#      retagged); the other images the suite names are not built, and the
-#      tests that need them fail on ErrImageNeverPull-like pull errors;
+#   3. images: agnhost 2.66.1 and 2.55 (the agnhost binary, busybox's
+#      applets, coredns, a TLS pair, the image's user and group, and the
+#      tools the tests exec in it — dig, curl, nc, ip, bash, socat, iperf —
+#      copied from Debian's packages with their libraries), busybox
+#      1.37.0-2 (busybox's applets with bash as sh) and pause 3.10.2 (the
+#      harness's own, retagged); the other images the suite names are not
+#      built, and the tests that need them fail on image pull errors;
 #   4. e2e.test --ginkgo.focus='\[Conformance\]' with the report (JUnit) and
 #      log in $STATE/conformance; the last line is ginkgo's summary.
 #
@@ -47,30 +49,95 @@ fi
 source "$STATE/env"
 
 # --- images ----------------------------------------------------------------------
+# The real agnhost image is Alpine with the agnhost binary, a TLS key pair,
+# a user and a group, coredns and the tools the tests exec in it (dig,
+# curl, nc, ip, bash, socat, iperf). Here: the agnhost binary, busybox's
+# applets, and those tools copied from Debian's packages with the shared
+# libraries they load. The e2e busybox image gets bash as /bin/sh:
+# busybox's and dash's sh drop environment variables whose names are not
+# shell names (ConfigMap keys like data-1 that the tests pass with
+# envFrom), bash passes them on, as the real busybox image's sh does.
+tools=(bash-static bind9-dnsutils curl netcat-openbsd iproute2 iperf socat openssl)
+missing=()
+for p in "${tools[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	log "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# add_bin ROOT BIN: copies BIN and the shared libraries ldd says it loads
+# into ROOT at the same paths (kept if already there, so mtimes stay).
+add_bin() {
+	local root=$1 bin=$2 lib
+	[[ -e $root$bin ]] || install -D -p "$bin" "$root$bin"
+	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+		[[ -e $root$lib ]] || install -D -p "$(readlink -f "$lib")" "$root$lib"
+	done
+}
+# put FILE: writes stdin to FILE unless FILE already holds it (keeping its
+# mtime, so the image tar stays cached).
+put() {
+	local new
+	new=$(cat)
+	[[ -f $1 && $(cat "$1") == "$new" ]] || printf '%s\n' "$new" >"$1"
+}
+
 ctx=$IMAGES/agnhost
-mkdir -p "$ctx"
+mkdir -p "$ctx/uploads" "$ctx/etc"
 cp -p "$BIN/agnhost" "$ctx/agnhost"
 # The real image has /agnhost-2 → agnhost too (the Containers spec that
 # overrides the entrypoint runs it).
 [[ -L $ctx/agnhost-2 ]] || ln -sfn agnhost "$ctx/agnhost-2"
 [[ -d $ctx/bin ]] || cp -a "$IMAGES/busybox/bin" "$ctx/bin"
-printf 'FROM scratch\nCOPY bin /bin\nCOPY agnhost /agnhost\nCOPY agnhost-2 /agnhost-2\nENV PATH=/bin\nENTRYPOINT ["/agnhost"]\nCMD ["pause"]\n' >"$ctx/Containerfile.new"
-# Keep the Containerfile's mtime unless it changed, so the tar stays cached.
-if cmp -s "$ctx/Containerfile.new" "$ctx/Containerfile"; then rm "$ctx/Containerfile.new"; else mv "$ctx/Containerfile.new" "$ctx/Containerfile"; fi
-if [[ ! -f $IMAGES/agnhost.tar || -n $(find "$ctx" -mindepth 1 -maxdepth 1 -newer "$IMAGES/agnhost.tar" -print -quit) ]]; then
-	log "building image agnhost"
-	podman build -q -t localhost/litek8s-realcluster/agnhost:latest -f "$ctx/Containerfile" "$ctx" >/dev/null
-	podman save -q --format docker-archive -o "$IMAGES/agnhost.tar.tmp" localhost/litek8s-realcluster/agnhost:latest
-	podman rmi -f localhost/litek8s-realcluster/agnhost:latest >/dev/null 2>&1 || true
-	mv "$IMAGES/agnhost.tar.tmp" "$IMAGES/agnhost.tar"
+cp -p "$BIN/coredns" "$ctx/coredns"
+for b in /usr/bin/dig /usr/bin/nslookup /usr/bin/host /usr/bin/curl /usr/bin/nc.openbsd /usr/bin/bash \
+	/usr/bin/socat /usr/bin/iperf /usr/sbin/ip; do
+	add_bin "$ctx" "$b"
+done
+[[ -L $ctx/usr/bin/nc ]] || ln -sfn nc.openbsd "$ctx/usr/bin/nc"
+# The StatefulSet tests' readiness probe fetches /localhost.crt from
+# agnhost's test-webserver; porter serves TLS with the pair.
+if [[ ! -f $ctx/localhost.crt ]]; then
+	openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj /CN=localhost \
+		-keyout "$ctx/localhost.key" -out "$ctx/localhost.crt" 2>/dev/null
 fi
+printf 'root:x:0:0:root:/root:/bin/sh\nuser-defined-in-image:x:1000:1000::/home/user-defined-in-image:/bin/sh\n' | put "$ctx/etc/passwd"
+printf 'root:x:0:\nuser-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n' | put "$ctx/etc/group"
+echo Containerfile | put "$ctx/.containerignore"
+put "$ctx/Containerfile" <<'EOF'
+FROM scratch
+COPY . /
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+EXPOSE 80 8080 8081 9376 5000
+ENTRYPOINT ["/agnhost"]
+CMD ["pause"]
+EOF
+build_image agnhost localhost/litek8s-realcluster/agnhost:latest "$ctx"
+
+ctx=$IMAGES/e2e-busybox
+mkdir -p "$ctx"
+[[ -d $ctx/bin ]] || cp -a "$IMAGES/busybox/bin" "$ctx/bin"
+[[ -e $ctx/bin/bash ]] || cp -p /bin/bash-static "$ctx/bin/bash"
+[[ $(readlink "$ctx/bin/sh") == bash ]] || ln -sfn bash "$ctx/bin/sh"
+put "$ctx/Containerfile" <<'EOF'
+FROM scratch
+COPY bin /bin
+ENV PATH=/bin
+CMD ["sh"]
+EOF
+build_image e2e-busybox localhost/litek8s-realcluster/e2e-busybox:latest "$ctx"
+
 ctr_ images import "$IMAGES/agnhost.tar" >/dev/null
+ctr_ images import "$IMAGES/e2e-busybox.tar" >/dev/null
 # tag SOURCE TARGET: (re)points TARGET at SOURCE in containerd.
 tag() { ctr_ images tag --force "$1" "$2" >/dev/null; }
 e2e=registry.k8s.io/e2e-test-images
 tag localhost/litek8s-realcluster/agnhost:latest "$e2e/agnhost:2.66.1"
 tag localhost/litek8s-realcluster/agnhost:latest "$e2e/agnhost:2.55"
-tag "$BUSYBOX_IMAGE" "$e2e/busybox:1.37.0-2"
+tag localhost/litek8s-realcluster/e2e-busybox:latest "$e2e/busybox:1.37.0-2"
 tag "$PAUSE_IMAGE" registry.k8s.io/pause:3.10.2
 log "conformance images tagged"
 

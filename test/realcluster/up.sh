@@ -352,20 +352,6 @@ fi
 wait_for 30 "containerd" ctr --address "$CONTAINERD_SOCK" version || { alive containerd; exit 1; }
 
 # --- images (built once into $IMAGES, imported every run) ----------------------
-# build_image NAME TAG CONTEXTDIR: podman build + podman save into
-# $IMAGES/NAME.tar unless it is newer than everything in CONTEXTDIR.
-build_image() {
-	local name=$1 tag=$2 ctx=$3 tar=$IMAGES/$1.tar
-	if [[ -f $tar && -z $(find "$ctx" -mindepth 1 -newer "$tar" -print -quit) ]]; then
-		return 0
-	fi
-	log "building image $tag"
-	podman build -q -t "$tag" -f "$ctx/Containerfile" "$ctx" >/dev/null 8>&-
-	rm -f "$tar.tmp"
-	podman save -q --format docker-archive -o "$tar.tmp" "$tag"
-	podman rmi -f "$tag" >/dev/null 2>&1 || true
-	mv "$tar.tmp" "$tar"
-}
 mkdir -p "$IMAGES/pause" "$IMAGES/coredns" "$IMAGES/busybox/bin"
 cp -p "$BIN/pause" "$IMAGES/pause/pause"
 printf 'FROM scratch\nCOPY pause /pause\nUSER 65535:65535\nENTRYPOINT ["/pause"]\n' >"$IMAGES/pause/Containerfile.new"
