@@ -10,7 +10,8 @@
 #      tools the tests exec in it — dig, curl, nc, ip, bash, socat, iperf —
 #      copied from Debian's packages with their libraries), busybox
 #      1.37.0-2 (busybox's applets with bash as sh) and pause 3.10.2 (the
-#      harness's own, retagged); the other images the suite names are not
+#      harness's own, retagged), nginx 1.27.0-2 and 1.28.0-2 (Debian's nginx
+#      serving a page on port 80); the other images the suite names are not
 #      built, and the tests that need them fail on image pull errors;
 #   4. e2e.test --ginkgo.focus='\[Conformance\]' with the report (JUnit) and
 #      log in $STATE/conformance; the last line is ginkgo's summary.
@@ -68,12 +69,14 @@ if ((${#missing[@]})); then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# add_bin ROOT BIN: copies BIN and the shared libraries ldd says it loads
-# into ROOT at the same paths (kept if already there, so mtimes stay).
+# add_bin ROOT BIN [SRC]: copies SRC (default BIN) to ROOT/BIN and the
+# shared libraries ldd says it loads into ROOT at their paths (files
+# already there are kept, so mtimes stay and the image stays cached).
 add_bin() {
-	local root=$1 bin=$2 lib
-	[[ -e $root$bin ]] || install -D -p "$bin" "$root$bin"
-	for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+	local root=$1 bin=$2 src=${3:-$2} libs lib
+	[[ -e $root$bin ]] || install -D -p "$src" "$root$bin"
+	libs=$(ldd "$src") || die "ldd $src failed"
+	for lib in $(grep -o '/[^ ]*' <<<"$libs"); do
 		[[ -e $root$lib ]] || install -D -p "$(readlink -f "$lib")" "$root$lib"
 	done
 }
@@ -130,14 +133,65 @@ CMD ["sh"]
 EOF
 build_image e2e-busybox localhost/litek8s-realcluster/e2e-busybox:latest "$ctx"
 
+# nginx 1.27.0-2 and 1.28.0-2: Debian's nginx binary (from its package,
+# not installed on the host) with its libraries, serving a welcome page
+# on port 80, and busybox's applets.
+ctx=$IMAGES/nginx
+mkdir -p "$ctx/etc/nginx" "$ctx/usr/share/nginx/html" "$ctx/var/lib/nginx" "$ctx/var/log/nginx" "$ctx/run" "$ctx/tmp"
+if [[ ! -x $ctx/usr/sbin/nginx ]]; then
+	deb=$(mktemp -d)
+	(cd "$deb" && apt-get download -q nginx >/dev/null 2>&1) || die "apt-get download nginx failed"
+	dpkg -x "$deb"/nginx_*.deb "$deb/root"
+	install -D -p "$deb/root/usr/sbin/nginx" "$ctx/usr/sbin/nginx"
+	rm -rf "$deb"
+fi
+add_bin "$ctx" /usr/sbin/nginx "$ctx/usr/sbin/nginx"
+[[ -d $ctx/bin ]] || cp -a "$IMAGES/busybox/bin" "$ctx/bin"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' | put "$ctx/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' | put "$ctx/etc/group"
+put "$ctx/etc/nginx/nginx.conf" <<'EOF'
+user nobody nogroup;
+worker_processes 1;
+pid /run/nginx.pid;
+events { worker_connections 512; }
+http {
+	types { text/html html; text/plain txt; }
+	default_type application/octet-stream;
+	access_log /dev/stdout;
+	server {
+		listen 80;
+		root /usr/share/nginx/html;
+		index index.html;
+	}
+}
+EOF
+put "$ctx/usr/share/nginx/html/index.html" <<'EOF'
+<!DOCTYPE html>
+<html><head><title>Welcome to nginx!</title></head>
+<body><h1>Welcome to nginx!</h1></body></html>
+EOF
+echo Containerfile | put "$ctx/.containerignore"
+put "$ctx/Containerfile" <<'EOF'
+FROM scratch
+COPY . /
+ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin
+EXPOSE 80
+STOPSIGNAL SIGQUIT
+CMD ["nginx", "-g", "daemon off;"]
+EOF
+build_image nginx localhost/litek8s-realcluster/nginx:latest "$ctx"
+
 ctr_ images import "$IMAGES/agnhost.tar" >/dev/null
 ctr_ images import "$IMAGES/e2e-busybox.tar" >/dev/null
+ctr_ images import "$IMAGES/nginx.tar" >/dev/null
 # tag SOURCE TARGET: (re)points TARGET at SOURCE in containerd.
 tag() { ctr_ images tag --force "$1" "$2" >/dev/null; }
 e2e=registry.k8s.io/e2e-test-images
 tag localhost/litek8s-realcluster/agnhost:latest "$e2e/agnhost:2.66.1"
 tag localhost/litek8s-realcluster/agnhost:latest "$e2e/agnhost:2.55"
 tag localhost/litek8s-realcluster/e2e-busybox:latest "$e2e/busybox:1.37.0-2"
+tag localhost/litek8s-realcluster/nginx:latest "$e2e/nginx:1.27.0-2"
+tag localhost/litek8s-realcluster/nginx:latest "$e2e/nginx:1.28.0-2"
 tag "$PAUSE_IMAGE" registry.k8s.io/pause:3.10.2
 log "conformance images tagged"
 
