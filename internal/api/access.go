@@ -122,8 +122,11 @@ func rulesStatus(rules []rbacv1.PolicyRule) authorizationv1.SubjectRulesReviewSt
 }
 
 // serveReview answers the creation of an access review: 201 with the
-// review and its status, nothing stored.
+// review and its status (JSON), nothing stored.
 func (s *Server) serveReview(w http.ResponseWriter, r *http.Request, q *request) error {
+	if _, err := negotiate(r, q.res); err != nil {
+		return err // e.g. a Table asked for: 406, as kube
+	}
 	fv, err := parseFieldValidation(r)
 	if err != nil {
 		return err

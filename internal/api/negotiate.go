@@ -101,7 +101,9 @@ func acceptable(c *goautoneg.Accept, res *resource) (output, bool) {
 		out.metaVersion = v
 		switch as {
 		case "Table":
-			if out.format == formatProtobuf { // kube has no protobuf Tables
+			// kube has no protobuf Tables, and reviews have no table
+			// convertor: kube answers 406 for them.
+			if out.format == formatProtobuf || res.Review {
 				return output{}, false
 			}
 			out.shape = shapeTable
