@@ -49,8 +49,8 @@ const defaultServiceAccountAttempts = 20
 const priorityClassesKey = "priorityclasses.scheduling.k8s.io"
 
 // admitCreateFromStore runs the create-time admission plugins that read
-// other objects: the pod plugins on a new pod, DefaultStorageClass on a
-// new claim, the Priority plugin's
+// other objects: LimitRanger and the pod plugins on a new pod,
+// LimitRanger and DefaultStorageClass on a new claim, the Priority plugin's
 // single-default check on a new PriorityClass.
 func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runtime.Object) error {
 	if q.subresource != "" {
@@ -58,10 +58,16 @@ func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runti
 	}
 	switch o := obj.(type) {
 	case *corev1.Pod:
+		if err := s.admitLimitRangerPod(ctx, o); err != nil {
+			return err
+		}
 		return s.admitPodCreate(ctx, q, o)
 	case *schedulingv1.PriorityClass:
 		return s.admitPriorityClassCreate(ctx, o)
 	case *corev1.PersistentVolumeClaim:
+		if err := s.admitLimitRangerClaim(ctx, o); err != nil {
+			return err
+		}
 		return s.admitDefaultStorageClass(ctx, o)
 	}
 	return nil
