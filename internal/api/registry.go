@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -169,7 +170,7 @@ func builtin() []*resource {
 	return slices.Concat(coreKinds(), appsKinds(), batchKinds(), autoscalingKinds(), policyKinds(),
 		networkingKinds(), rbacKinds(), storageKinds(), schedulingKinds(), coordinationKinds(),
 		discoveryKinds(), eventsKinds(), admissionregistrationKinds(), authorizationKinds(),
-		nodeKinds(), resourceKinds(), certificatesKinds(), authenticationKinds())
+		nodeKinds(), resourceKinds(), certificatesKinds(), authenticationKinds(), flowcontrolKinds())
 }
 
 // registry indexes the resources by group/version and plural. It is
@@ -204,7 +205,8 @@ func (reg *registry) scheme() (*runtime.Scheme, error) {
 		batchv1.AddToScheme, autoscalingv2.AddToScheme, policyv1.AddToScheme, networkingv1.AddToScheme, rbacv1.AddToScheme,
 		storagev1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, authorizationv1.AddToScheme,
 		admissionregistrationv1.AddToScheme,
-		nodev1.AddToScheme, resourcev1.AddToScheme, certificatesv1.AddToScheme, authenticationv1.AddToScheme} {
+		nodev1.AddToScheme, resourcev1.AddToScheme, certificatesv1.AddToScheme, authenticationv1.AddToScheme,
+		flowcontrolv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}

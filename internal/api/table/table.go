@@ -86,6 +86,9 @@ var printers = map[string]*Printer{
 
 	"runtimeclasses.node.k8s.io": newPrinter(runtimeClassColumns, runtimeClassCells),
 
+	"flowschemas.flowcontrol.apiserver.k8s.io":                 newPrinter(flowSchemaColumns, flowSchemaCells),
+	"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io": newPrinter(priorityLevelColumns, priorityLevelCells),
+
 	"servicecidrs.networking.k8s.io": newPrinter(serviceCIDRColumns, serviceCIDRCells),
 	"ipaddresses.networking.k8s.io":  newPrinter(ipAddressColumns, ipAddressCells),
 
