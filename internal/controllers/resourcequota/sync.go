@@ -48,7 +48,7 @@ func (c *controller) sync(ctx context.Context, key string) error {
 		return nil
 	}
 	up := q.DeepCopy()
-	up.Status = corev1.ResourceQuotaStatus{Hard: hard, Used: used}
+	up.Status = corev1.ResourceQuotaStatus{Hard: up.Spec.Hard, Used: used}
 	_, err = c.client.CoreV1().ResourceQuotas(ns).UpdateStatus(ctx, up, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
