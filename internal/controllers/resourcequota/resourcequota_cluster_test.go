@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/litek8s/litek8s/internal/member/membertest"
@@ -146,6 +147,12 @@ func TestResourceQuota(t *testing.T) {
 		_, err := cs.CoreV1().Services(ns).Create(ctx, svc("lb", corev1.ServiceTypeLoadBalancer), metav1.CreateOptions{})
 		wantForbidden(t, err, `services "lb" is forbidden: exceeded quota: test-quota, requested: services.nodeports=1, used: services.nodeports=1, limited: services.nodeports=1`)
 		waitUsed(t, cs, ns, "test-quota", 5*time.Second, rl("services", "2", "services.nodeports", "1", "services.loadbalancers", "0"))
+		// An update that needs a node port more is charged too.
+		_, err = cs.CoreV1().Services(ns).Patch(ctx, "cip", types.MergePatchType, []byte(`{"spec":{"type":"NodePort"}}`), metav1.PatchOptions{})
+		wantForbidden(t, err, `services "cip" is forbidden: exceeded quota: test-quota, requested: services.nodeports=1, used: services.nodeports=1, limited: services.nodeports=1`)
+		if _, err := cs.CoreV1().Services(ns).Patch(ctx, "cip", types.MergePatchType, []byte(`{"metadata":{"labels":{"a":"b"}}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatalf("an update that uses nothing more: %v", err)
+		}
 		for _, name := range []string{"cip", "np"} {
 			if err := cs.CoreV1().Services(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
