@@ -124,6 +124,11 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		}
 		cq := *q
 		cq.name = om.GetName()
+		if attempt == 1 { // charged once: a retry with another generated name uses the same
+			if err := s.admitQuota(ctx, &cq, o, nil, opts.dryRun); err != nil {
+				return nil, err
+			}
+		}
 		if opts.dryRun {
 			raw, err := encode(o)
 			if err != nil {
@@ -325,6 +330,9 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 		return &writeResult{raw: cur.Raw, code: http.StatusOK}, nil
 	}
 	if err := s.checkObjectSize(q.res, q.name, raw); err != nil {
+		return nil, err
+	}
+	if err := s.admitQuota(ctx, q, obj, old, u.opts.dryRun); err != nil {
 		return nil, err
 	}
 	if u.opts.dryRun {

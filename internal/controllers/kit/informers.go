@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
@@ -118,3 +119,11 @@ func (f *Informers) WaitForSync(ctx context.Context) bool {
 
 // Wait waits for the informers' goroutines after the Start context ended.
 func (f *Informers) Wait() { f.wg.Wait() }
+
+// Metadata returns the shared informer of the objects of resource (any
+// resource, custom ones included) as metav1.PartialObjectMetadata: for
+// controllers that only count or key them (kube's metadata informers).
+// It is shared apart from the typed informer of the same resource.
+func (f *Informers) Metadata(resource string) cache.SharedIndexInformer {
+	return filtered[metav1.PartialObjectMetadata, metav1.PartialObjectMetadataList](f, resource, "as=metadata", nil)
+}
