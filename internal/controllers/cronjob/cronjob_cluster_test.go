@@ -49,6 +49,13 @@ func TestCronJob(t *testing.T) {
 	t.Run("replace", func(t *testing.T) { testReplace(t, cs, ns) })
 	t.Run("suspend", func(t *testing.T) { testSuspend(t, cs, ns) })
 	t.Run("history limits", func(t *testing.T) { testHistory(t, cs, ns) })
+	t.Run("missing job", func(t *testing.T) { testMissing(t, cs, ns) })
+	t.Run("invalid", func(t *testing.T) { testInvalid(t, cs, ns) })
+	for _, name := range []string{"allow", "good", "bad"} {
+		if seen := reasons(t, cs, ns, name); slices.Contains(seen, "UnexpectedJob") || slices.Contains(seen, "MissingJob") {
+			t.Errorf("cronjob %s: events %v", name, seen)
+		}
+	}
 	for _, cj := range list(t, cs, ns) {
 		setSuspend(t, cs, ns, cj.Name, true)
 	}
@@ -132,22 +139,30 @@ func waitActive(t *testing.T, cs kubernetes.Interface, ns, name string, n int) *
 	return cj
 }
 
+// reasons returns the reasons of the controller's events about name.
+func reasons(t *testing.T, cs kubernetes.Interface, ns, name string) []string {
+	t.Helper()
+	l, err := cs.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range l.Items {
+		if e.Source.Component == "cronjob-controller" {
+			out = append(out, e.Reason)
+		}
+	}
+	return out
+}
+
 // waitEvent waits for an event of reason about name.
 func waitEvent(t *testing.T, cs kubernetes.Interface, ns, name, reason string) {
 	t.Helper()
 	membertest.Eventually(t, 30*time.Second, func() error {
-		l, err := cs.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + name})
-		if err != nil {
-			return err
+		if seen := reasons(t, cs, ns, name); !slices.Contains(seen, reason) {
+			return fmt.Errorf("no %s event for %s; saw %v", reason, name, seen)
 		}
-		var seen []string
-		for _, e := range l.Items {
-			if e.Reason == reason && e.Source.Component == "cronjob-controller" {
-				return nil
-			}
-			seen = append(seen, e.Reason)
-		}
-		return fmt.Errorf("no %s event for %s; saw %v", reason, name, seen)
+		return nil
 	})
 }
 
@@ -268,5 +283,46 @@ func testHistory(t *testing.T, cs kubernetes.Interface, ns string) {
 			}
 			return nil
 		})
+	}
+}
+
+// testMissing: an active Job deleted by someone else leaves status.active
+// (MissingJob), and Forbid then starts the next one.
+func testMissing(t *testing.T, cs kubernetes.Interface, ns string) {
+	cj := create(t, cs, ns, newCronJob("missing", batchv1.ForbidConcurrent, "run"))
+	first := waitActive(t, cs, ns, cj.Name, 1).Status.Active[0].Name
+	if err := cs.BatchV1().Jobs(ns).Delete(t.Context(), first, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, cs, ns, cj.Name, "MissingJob")
+	membertest.Eventually(t, 30*time.Second, func() error {
+		got, err := cs.BatchV1().CronJobs(ns).Get(t.Context(), cj.Name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(got.Status.Active) != 1 || got.Status.Active[0].Name == first {
+			return fmt.Errorf("active %v", got.Status.Active)
+		}
+		return nil
+	})
+	setSuspend(t, cs, ns, cj.Name, true)
+}
+
+// testInvalid: a bad schedule or time zone is a 422 and creates nothing.
+func testInvalid(t *testing.T, cs kubernetes.Interface, ns string) {
+	for _, mutate := range []func(*batchv1.CronJob){
+		func(cj *batchv1.CronJob) { cj.Spec.Schedule = "61 * * * *" },
+		func(cj *batchv1.CronJob) { cj.Spec.Schedule = "TZ=UTC" },
+		func(cj *batchv1.CronJob) { cj.Spec.TimeZone = new("Mars/Olympus") },
+	} {
+		cj := newCronJob("invalid", batchv1.AllowConcurrent, "run")
+		mutate(cj)
+		_, err := cs.BatchV1().CronJobs(ns).Create(t.Context(), cj, metav1.CreateOptions{})
+		if !apierrors.IsInvalid(err) {
+			t.Errorf("schedule %q, time zone %v: %v, want Invalid", cj.Spec.Schedule, cj.Spec.TimeZone, err)
+		}
+	}
+	if _, err := cs.BatchV1().CronJobs(ns).Get(t.Context(), "invalid", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get invalid: %v", err)
 	}
 }
