@@ -24,22 +24,27 @@ func (c *controller) sync(ctx context.Context, key string) (*time.Duration, erro
 	if err != nil {
 		return nil, nil
 	}
-	cached, err := c.cronJobs.CronJobs(ns).Get(name)
+	if _, err := c.cronJobs.CronJobs(ns).Get(name); apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	// Read the CronJob itself from the API: the cache may not hold our
+	// last status write yet, and a sync on a stale status would start a
+	// Job twice or call ours unexpected.
+	cj, err := c.client.BatchV1().CronJobs(ns).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	jobs, err := c.ownedJobs(cached)
+	jobs, err := c.ownedJobs(cj)
 	if err != nil {
 		return nil, err
 	}
-	cj := cached.DeepCopy()
 	changed := c.cleanup(ctx, cj, jobs)
 	after, synced, syncErr := c.syncCronJob(ctx, cj, jobs)
 	if changed || synced {
-		if _, err := c.client.BatchV1().CronJobs(ns).UpdateStatus(ctx, cj, metav1.UpdateOptions{}); err != nil {
+		if err := c.writeStatus(ctx, cj); err != nil {
 			return nil, err
 		}
 	}
@@ -47,6 +52,27 @@ func (c *controller) sync(ctx context.Context, key string) (*time.Duration, erro
 		return after, nil
 	}
 	return nil, syncErr
+}
+
+// writeStatus writes cj's status; on a conflict (another writer came
+// between) it writes the same status onto the current object once more:
+// the status is the controller's, and the Jobs it just created or deleted
+// must not be forgotten.
+func (c *controller) writeStatus(ctx context.Context, cj *batchv1.CronJob) error {
+	_, err := c.client.BatchV1().CronJobs(cj.Namespace).UpdateStatus(ctx, cj, metav1.UpdateOptions{})
+	if !apierrors.IsConflict(err) {
+		return err
+	}
+	cur, err := c.client.BatchV1().CronJobs(cj.Namespace).Get(ctx, cj.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if cur.UID != cj.UID {
+		return nil // deleted and created again: the next sync starts over
+	}
+	cj.Status.DeepCopyInto(&cur.Status)
+	_, err = c.client.BatchV1().CronJobs(cj.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+	return err
 }
 
 // ownedJobs returns the Jobs cj controls.
