@@ -8,6 +8,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -157,7 +158,7 @@ func (c *controller) cronJobUpdated(old, cur any) {
 	}
 	sched, err := parseSchedule(scheduleLine(cj))
 	if err != nil {
-		c.events.Eventf(cj, "Warning", "UnParseableCronJobSchedule", "unparseable schedule for cronjob: %s", cj.Spec.Schedule)
+		c.events.Eventf(cj, corev1.EventTypeWarning, "UnParseableCronJobSchedule", "unparseable schedule for cronjob: %s", cj.Spec.Schedule)
 		return
 	}
 	if key, err := cache.MetaNamespaceKeyFunc(cj); err == nil {

@@ -20,7 +20,10 @@
 //
 // A CronJob is queued again for its next time on a delaying queue
 // measured on Config.Clock (tests pass a fast clock); a change to one of
-// its Jobs queues it at once.
+// its Jobs queues it at once. A sync reads the CronJob from the API
+// rather than the informer, whose copy may not hold the controller's last
+// status write yet (kube reads its cache and sometimes warns of its own
+// Jobs as unexpected).
 //
 // Concurrency: New registers informer handlers; Run runs Config.Workers
 // workers until the term ends, then shuts the queue down and waits for
