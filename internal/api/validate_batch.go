@@ -129,9 +129,14 @@ func validateCronJob(obj, old runtime.Object) field.ErrorList {
 		if err := parseCronSchedule(sp.Schedule); err != nil {
 			errs = append(errs, field.Invalid(spec.Child("schedule"), sp.Schedule, err.Error()))
 		}
-		if strings.Contains(sp.Schedule, "TZ") && (prev == nil || !strings.Contains(prev.Spec.Schedule, "TZ")) {
+		allowTZ := prev != nil && strings.Contains(prev.Spec.Schedule, "TZ")
+		switch {
+		case strings.Contains(sp.Schedule, "TZ") && !allowTZ:
 			errs = append(errs, field.Invalid(spec.Child("schedule"), sp.Schedule,
 				"cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+		case strings.Contains(sp.Schedule, "TZ") && sp.TimeZone != nil:
+			errs = append(errs, field.Invalid(spec.Child("schedule"), sp.Schedule,
+				"cannot use both timeZone field and TZ or CRON_TZ in schedule"))
 		}
 	}
 	if d := sp.StartingDeadlineSeconds; d != nil {

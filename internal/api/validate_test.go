@@ -221,6 +221,34 @@ func TestValidate(t *testing.T) {
 				c.Spec.Schedule = "0 0 1 1"
 				return c
 			}, want: []string{"spec.schedule: Invalid value"}},
+		{name: "cronjob TZ alone", gv: "batch/v1", res: "cronjobs",
+			obj: func(t *testing.T) runtime.Object {
+				c := cj(t)
+				c.Spec.Schedule = "TZ=UTC"
+				return c
+			}, want: []string{"spec.schedule: Invalid value", "spec.schedule: Invalid value"}}, // unparseable; TZ in a new schedule
+		{name: "cronjob keeps its TZ but may not add timeZone", gv: "batch/v1", res: "cronjobs",
+			obj: func(t *testing.T) runtime.Object {
+				c := cj(t)
+				c.Spec.Schedule = "TZ=UTC 0 * * * *"
+				tz := "UTC"
+				c.Spec.TimeZone = &tz
+				return c
+			}, old: func(t *testing.T) runtime.Object {
+				c := cj(t)
+				c.Spec.Schedule = "TZ=UTC 0 * * * *"
+				return c
+			}, want: []string{"spec.schedule: Invalid value"}}, // both TZ and timeZone
+		{name: "cronjob keeps its TZ", gv: "batch/v1", res: "cronjobs",
+			obj: func(t *testing.T) runtime.Object {
+				c := cj(t)
+				c.Spec.Schedule = "CRON_TZ=UTC 5 * * * *"
+				return c
+			}, old: func(t *testing.T) runtime.Object {
+				c := cj(t)
+				c.Spec.Schedule = "TZ=UTC 0 * * * *"
+				return c
+			}},
 		{name: "cronjob descriptors", gv: "batch/v1", res: "cronjobs",
 			obj: func(t *testing.T) runtime.Object {
 				c := cj(t)

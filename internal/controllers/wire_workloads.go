@@ -3,6 +3,7 @@ package controllers
 import (
 	"errors"
 
+	"github.com/litek8s/litek8s/internal/controllers/cronjob"
 	"github.com/litek8s/litek8s/internal/controllers/daemonset"
 	"github.com/litek8s/litek8s/internal/controllers/deployment"
 	"github.com/litek8s/litek8s/internal/controllers/job"
@@ -11,8 +12,8 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers/statefulset"
 )
 
-// workloads builds the term's deployment, replicaset, job, statefulset and
-// daemonset controllers.
+// workloads builds the term's deployment, replicaset, job, statefulset,
+// daemonset and cronjob controllers.
 func workloads(kc *kit.Context, cfg Config) []kit.Controller {
 	w := cfg.Workloads
 	return []kit.Controller{
@@ -21,6 +22,7 @@ func workloads(kc *kit.Context, cfg Config) []kit.Controller {
 		job.New(kc, w.Job),
 		statefulset.New(kc, w.StatefulSet),
 		daemonset.New(kc, w.DaemonSet),
+		cronjob.New(kc, w.CronJob),
 	}
 }
 
@@ -31,14 +33,17 @@ type WorkloadsConfig struct {
 	Job         job.Config
 	StatefulSet statefulset.Config
 	DaemonSet   daemonset.Config
+	CronJob     cronjob.Config
 }
 
 func defaultWorkloads() WorkloadsConfig {
 	return WorkloadsConfig{Deployment: deployment.DefaultConfig(), ReplicaSet: replicaset.DefaultConfig(),
 		Job: job.DefaultConfig(), StatefulSet: statefulset.DefaultConfig(),
-		DaemonSet: daemonset.DefaultConfig()}
+		DaemonSet: daemonset.DefaultConfig(),
+		CronJob:   cronjob.DefaultConfig()}
 }
 
 func (c *WorkloadsConfig) validate() error {
-	return errors.Join(c.Deployment.Validate(), c.ReplicaSet.Validate(), c.Job.Validate(), c.StatefulSet.Validate(), c.DaemonSet.Validate())
+	return errors.Join(c.Deployment.Validate(), c.ReplicaSet.Validate(), c.Job.Validate(), c.StatefulSet.Validate(), c.DaemonSet.Validate(),
+		c.CronJob.Validate())
 }

@@ -53,6 +53,10 @@ func (f *Informers) Jobs() cache.SharedIndexInformer {
 	return Informer[batchv1.Job, batchv1.JobList](f, "jobs.batch")
 }
 
+func (f *Informers) CronJobs() cache.SharedIndexInformer {
+	return Informer[batchv1.CronJob, batchv1.CronJobList](f, "cronjobs.batch")
+}
+
 func (f *Informers) EndpointSlices() cache.SharedIndexInformer {
 	return Informer[discoveryv1.EndpointSlice, discoveryv1.EndpointSliceList](f, "endpointslices.discovery.k8s.io")
 }
