@@ -51,7 +51,7 @@ func TestFlowControlKinds(t *testing.T) {
 
 	fs, err := cs.FlowcontrolV1().FlowSchemas().Create(ctx, &flowcontrolv1.FlowSchema{
 		ObjectMeta: metav1.ObjectMeta{Name: "team", Labels: map[string]string{"e2e": "x"}},
-		Spec: flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "workload"}}},
+		Spec:       flowcontrolv1.FlowSchemaSpec{PriorityLevelConfiguration: flowcontrolv1.PriorityLevelConfigurationReference{Name: "workload"}}},
 		metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
