@@ -69,6 +69,8 @@ func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runti
 			return err
 		}
 		return s.admitDefaultStorageClass(ctx, o)
+	case *corev1.Service:
+		return s.admitServiceCreate(ctx, o)
 	}
 	return nil
 }
