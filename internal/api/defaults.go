@@ -99,6 +99,15 @@ func defaultService(obj runtime.Object) {
 		t := true
 		sp.AllocateLoadBalancerNodePorts = &t
 	}
+	if sp.Type == corev1.ServiceTypeLoadBalancer {
+		ing := obj.(*corev1.Service).Status.LoadBalancer.Ingress
+		for i := range ing {
+			if ing[i].IP != "" && ing[i].IPMode == nil {
+				vip := corev1.LoadBalancerIPModeVIP
+				ing[i].IPMode = &vip
+			}
+		}
+	}
 	for i := range sp.Ports {
 		p := &sp.Ports[i]
 		if p.Protocol == "" {

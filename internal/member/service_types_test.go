@@ -1,13 +1,17 @@
 package member
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // A Service changing type through client-go updates, as the e2e service
@@ -125,5 +129,60 @@ func checkServiceRefused(t *testing.T, cs *kubernetes.Clientset, name string, fn
 	}
 	if s, err = svcs.Get(t.Context(), name, metav1.GetOptions{}); err != nil || s.ResourceVersion != rv {
 		t.Fatalf("refused update changed %s: %v", name, err)
+	}
+}
+
+// The e2e "service status lifecycle": a merge patch of services/status
+// that also adds an annotation keeps the annotation (kube's service
+// status strategy keeps the metadata a status write sends; only the spec
+// is the stored one), and a watch with a label selector from the
+// revision of an earlier list sees the patched service.
+func TestServiceStatusPatchKeepsMetadata(t *testing.T) {
+	c := newTestCluster(t, 1, nil)
+	cs := c.clients[0]
+	ctx := t.Context()
+	createNamespace(t, cs, "svc")
+	svcs := cs.CoreV1().Services("svc")
+	sel := metav1.ListOptions{LabelSelector: "static=true"}
+	l, err := cs.CoreV1().Services("").List(ctx, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svcs.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "lb", Labels: map[string]string{"static": "true"}},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, LoadBalancerClass: ptr.To("example.com/internal-vip"),
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svcs.Patch(ctx, "lb", types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"patchedstatus":"true"}},"spec":{"externalName":"x.example"},"status":{"loadBalancer":{"ingress":[{"ip":"203.0.113.1"}]}}}`),
+		metav1.PatchOptions{}, "status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := svcs.Get(ctx, "lb", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Annotations["patchedstatus"] != "true" || s.Spec.ExternalName != "" ||
+		len(s.Status.LoadBalancer.Ingress) != 1 || !reflect.DeepEqual(s.Status.LoadBalancer.Ingress[0].IPMode, ptr.To(corev1.LoadBalancerIPModeVIP)) {
+		t.Fatalf("after the status patch: annotations %v, type %s, status %+v", s.Annotations, s.Spec.Type, s.Status)
+	}
+	sel.ResourceVersion = l.ResourceVersion
+	w, err := svcs.Watch(ctx, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev := <-w.ResultChan():
+			if s, ok := ev.Object.(*corev1.Service); ok && s.Annotations["patchedstatus"] == "true" {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the watch did not see the patched service")
+		}
 	}
 }
