@@ -51,7 +51,8 @@ const priorityClassesKey = "priorityclasses.scheduling.k8s.io"
 // admitCreateFromStore runs the create-time admission plugins that read
 // other objects: LimitRanger and the pod plugins on a new pod,
 // LimitRanger and DefaultStorageClass on a new claim, the Priority plugin's
-// single-default check on a new PriorityClass.
+// single-default check on a new PriorityClass, the node ports of a new
+// Service.
 func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runtime.Object) error {
 	if q.subresource != "" {
 		return nil
