@@ -51,7 +51,8 @@ const priorityClassesKey = "priorityclasses.scheduling.k8s.io"
 // admitCreateFromStore runs the create-time admission plugins that read
 // other objects: LimitRanger and the pod plugins on a new pod,
 // LimitRanger and DefaultStorageClass on a new claim, the Priority plugin's
-// single-default check on a new PriorityClass.
+// single-default check on a new PriorityClass, the node ports of a new
+// Service.
 func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runtime.Object) error {
 	if q.subresource != "" {
 		return nil
@@ -69,6 +70,8 @@ func (s *Server) admitCreateFromStore(ctx context.Context, q *request, obj runti
 			return err
 		}
 		return s.admitDefaultStorageClass(ctx, o)
+	case *corev1.Service:
+		return s.admitServiceCreate(ctx, o)
 	}
 	return nil
 }

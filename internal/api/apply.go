@@ -104,8 +104,10 @@ func unknownErr(err error) error {
 }
 
 // statusOnly is a status update's result: the stored object with obj's
-// status, managedFields and resourceVersion (the precondition, if any).
-// Everything else a status update sends is ignored, as in kube.
+// status, managedFields and resourceVersion (the precondition, if any),
+// and obj's labels, annotations, finalizers and owner references for the
+// kinds whose kube status strategy keeps them (statusKeepsMeta). The
+// spec a status update sends is ignored, as in kube.
 func statusOnly(old, obj runtime.Object) runtime.Object {
 	out := old.DeepCopyObject()
 	copyStatus(out, obj)
@@ -114,6 +116,7 @@ func statusOnly(old, obj runtime.Object) runtime.Object {
 	if err1 == nil && err2 == nil {
 		om.SetManagedFields(m.GetManagedFields())
 		om.SetResourceVersion(m.GetResourceVersion())
+		statusKeepsMeta(out, om, m)
 	}
 	return out
 }

@@ -52,8 +52,10 @@ func withSchema(r *resource, v *apiextv1.CustomResourceDefinitionVersion) error 
 		if !ok {
 			return nil
 		}
-		return pruning.PruneWithOptions(runtime.DeepCopyJSON(u.Object), st, true,
-			structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+		o := runtime.DeepCopyJSON(u.Object)
+		paths := unknownMetaFields(o, st)
+		return append(paths, pruning.PruneWithOptions(o, st, true,
+			structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})...)
 	}
 	r.Normalize = func(obj runtime.Object) {
 		if u, ok := obj.(*unstructured.Unstructured); ok {

@@ -80,9 +80,33 @@ func defaultService(obj runtime.Object) {
 	if sp.SessionAffinity == "" {
 		sp.SessionAffinity = corev1.ServiceAffinityNone
 	}
+	if sp.SessionAffinity == corev1.ServiceAffinityNone {
+		sp.SessionAffinityConfig = nil
+	}
+	if sp.SessionAffinity == corev1.ServiceAffinityClientIP && (sp.SessionAffinityConfig == nil ||
+		sp.SessionAffinityConfig.ClientIP == nil || sp.SessionAffinityConfig.ClientIP.TimeoutSeconds == nil) {
+		t := corev1.DefaultClientIPServiceAffinitySeconds
+		sp.SessionAffinityConfig = &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: &t}}
+	}
 	if sp.Type != corev1.ServiceTypeExternalName && sp.InternalTrafficPolicy == nil {
 		p := corev1.ServiceInternalTrafficPolicyCluster
 		sp.InternalTrafficPolicy = &p
+	}
+	if externallyAccessible(obj.(*corev1.Service)) && sp.ExternalTrafficPolicy == "" {
+		sp.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	}
+	if sp.Type == corev1.ServiceTypeLoadBalancer && sp.AllocateLoadBalancerNodePorts == nil {
+		t := true
+		sp.AllocateLoadBalancerNodePorts = &t
+	}
+	if sp.Type == corev1.ServiceTypeLoadBalancer {
+		ing := obj.(*corev1.Service).Status.LoadBalancer.Ingress
+		for i := range ing {
+			if ing[i].IP != "" && ing[i].IPMode == nil {
+				vip := corev1.LoadBalancerIPModeVIP
+				ing[i].IPMode = &vip
+			}
+		}
 	}
 	for i := range sp.Ports {
 		p := &sp.Ports[i]
@@ -99,21 +123,29 @@ func defaultService(obj runtime.Object) {
 func prepareService(obj runtime.Object) {
 	svc := obj.(*corev1.Service)
 	defaultService(svc)
-	sp := &svc.Spec
-	if sp.Type != corev1.ServiceTypeExternalName {
-		if sp.ClusterIP == "" {
-			sp.ClusterIP = randomClusterIP()
-		}
-		if len(sp.ClusterIPs) == 0 {
-			sp.ClusterIPs = []string{sp.ClusterIP}
-		}
-		if sp.ClusterIP != corev1.ClusterIPNone && len(sp.IPFamilies) == 0 {
-			sp.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
-		}
-		if sp.IPFamilyPolicy == nil {
-			p := corev1.IPFamilyPolicySingleStack
-			sp.IPFamilyPolicy = &p
-		}
+	if needsClusterIP(svc) {
+		allocClusterIP(&svc.Spec)
+	}
+}
+
+// allocClusterIP gives a service that needs one a cluster IP (the first
+// of clusterIPs when only those are set) and its IP family fields.
+func allocClusterIP(sp *corev1.ServiceSpec) {
+	if sp.ClusterIP == "" && len(sp.ClusterIPs) > 0 {
+		sp.ClusterIP = sp.ClusterIPs[0]
+	}
+	if sp.ClusterIP == "" {
+		sp.ClusterIP = randomClusterIP()
+	}
+	if len(sp.ClusterIPs) == 0 {
+		sp.ClusterIPs = []string{sp.ClusterIP}
+	}
+	if sp.ClusterIP != corev1.ClusterIPNone && len(sp.IPFamilies) == 0 {
+		sp.IPFamilies = []corev1.IPFamily{corev1.IPv4Protocol}
+	}
+	if sp.IPFamilyPolicy == nil {
+		p := corev1.IPFamilyPolicySingleStack
+		sp.IPFamilyPolicy = &p
 	}
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -131,15 +132,47 @@ func validateService(obj, old runtime.Object) field.ErrorList {
 		return field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), svc.Spec.ClusterIPs,
 			"failed to allocate IP "+kubernetesServiceIP+": provided IP is already allocated")}
 	}
+	errs := validateServiceType(svc)
 	if !ok || svc.Spec.Type == corev1.ServiceTypeExternalName || prev.Spec.Type == corev1.ServiceTypeExternalName ||
 		(isHeadless(svc) && isHeadless(prev)) || len(svc.Spec.ClusterIPs) == 0 {
-		return nil
+		return errs
 	}
-	var errs field.ErrorList
 	ips := field.NewPath("spec", "clusterIPs")
 	for i, ip := range prev.Spec.ClusterIPs {
 		if i < len(svc.Spec.ClusterIPs) && svc.Spec.ClusterIPs[i] != ip {
 			errs = append(errs, field.Invalid(ips.Index(i), svc.Spec.ClusterIPs, "may not change once set"))
+		}
+	}
+	return errs
+}
+
+// validateServiceType: what kube's ValidateService says of the fields
+// that depend on the type: an ExternalName service has no cluster IPs or
+// IP families, a ClusterIP service no node ports, and node ports are in
+// the node port range.
+func validateServiceType(svc *corev1.Service) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		if len(svc.Spec.ClusterIPs) > 0 || svc.Spec.ClusterIP != "" {
+			errs = append(errs, field.Forbidden(spec.Child("clusterIPs"), "may not be set for ExternalName services"))
+		}
+		if len(svc.Spec.IPFamilies) > 0 {
+			errs = append(errs, field.Forbidden(spec.Child("ipFamilies"), "may not be set for ExternalName services"))
+		}
+		if svc.Spec.IPFamilyPolicy != nil {
+			errs = append(errs, field.Forbidden(spec.Child("ipFamilyPolicy"), "may not be set for ExternalName services"))
+		}
+	}
+	for i, p := range svc.Spec.Ports {
+		np := spec.Child("ports").Index(i).Child("nodePort")
+		switch {
+		case p.NodePort == 0:
+		case svc.Spec.Type == corev1.ServiceTypeClusterIP:
+			errs = append(errs, field.Forbidden(np, "may not be used when `type` is 'ClusterIP'"))
+		case p.NodePort < nodePortBase || p.NodePort >= nodePortBase+nodePortSize:
+			errs = append(errs, field.Invalid(np, p.NodePort, fmt.Sprintf(
+				"provided port is not in the valid range. The range of valid ports is %d-%d", nodePortBase, nodePortBase+nodePortSize-1)))
 		}
 	}
 	return errs

@@ -312,9 +312,18 @@ func TestValidate(t *testing.T) {
 			obj: func(t *testing.T) runtime.Object {
 				s := svc(t)
 				s.Spec.Type = corev1.ServiceTypeExternalName
-				s.Spec.ClusterIPs = []string{"10.96.0.99"}
+				s.Spec.ClusterIP, s.Spec.ClusterIPs = "", nil
+				s.Spec.IPFamilies, s.Spec.IPFamilyPolicy = nil, nil
 				return s
 			}, old: func(t *testing.T) runtime.Object { return svc(t) }},
+		{name: "ExternalName service with cluster IPs", gv: "v1", res: "services",
+			obj: func(t *testing.T) runtime.Object {
+				s := svc(t)
+				s.Spec.Type = corev1.ServiceTypeExternalName
+				s.Spec.ClusterIPs = []string{"10.96.0.99"}
+				return s
+			}, old: func(t *testing.T) runtime.Object { return svc(t) },
+			want: []string{"spec.clusterIPs: Forbidden", "spec.ipFamilies: Forbidden", "spec.ipFamilyPolicy: Forbidden"}},
 		{name: "immutable secret", gv: "v1", res: "secrets",
 			obj: func(t *testing.T) runtime.Object {
 				return &corev1.Secret{Type: corev1.SecretTypeTLS, Data: map[string][]byte{"a": []byte("2")}}

@@ -307,6 +307,9 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 	if err := s.admitWriter(ctx, q, obj, old); err != nil {
 		return nil, err
 	}
+	if err := s.admitUpdateFromStore(ctx, q, obj, old); err != nil {
+		return nil, err
+	}
 	raw, err := s.admitUpdate(q, obj, old, cur)
 	if err != nil {
 		return nil, err
