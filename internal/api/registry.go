@@ -110,6 +110,9 @@ type resource struct {
 // paths like a CRD's scale subresource (".spec.replicas").
 type scaleSpec struct {
 	SpecReplicas, StatusReplicas, LabelSelector string
+	// SelectorIsMap: the selector is a plain label map (a
+	// ReplicationController's), not a LabelSelector.
+	SelectorIsMap bool
 }
 
 // defaultScale is the scale of deployments, replicasets and statefulsets.

@@ -8,7 +8,7 @@ import (
 // label map, from spec.selector (kube renders it as a label selector
 // string).
 var rcScale = &scaleSpec{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas",
-	LabelSelector: ".spec.selector"}
+	LabelSelector: ".spec.selector", SelectorIsMap: true}
 
 // coreKinds are the served kinds of the core group (v1).
 func coreKinds() []*resource {

@@ -12,6 +12,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -66,6 +67,12 @@ func scaleOf(res *resource, raw []byte) (*autoscalingv1.Scale, error) {
 		switch v := gjson.GetBytes(raw, gjsonPath(sp.LabelSelector)); {
 		case v.Type == gjson.String:
 			sc.Status.Selector = v.Str
+		case v.IsObject() && sp.SelectorIsMap:
+			var set map[string]string
+			if err := json.Unmarshal([]byte(v.Raw), &set); err != nil {
+				return nil, apierrors.NewBadRequest(err.Error())
+			}
+			sc.Status.Selector = labels.SelectorFromSet(set).String()
 		case v.IsObject():
 			var ls metav1.LabelSelector
 			if err := json.Unmarshal([]byte(v.Raw), &ls); err != nil {

@@ -204,6 +204,10 @@ func TestScaleOf(t *testing.T) {
 	if err != nil || sc.Spec.Replicas != 4 || sc.Status.Replicas != 0 || sc.Status.Selector != "a=b" {
 		t.Errorf("custom scale: %+v %v", sc, err)
 	}
+	sc, err = scaleOf(&resource{Scale: rcScale}, []byte(`{"metadata":{"name":"rc"},"spec":{"replicas":1,"selector":{"b":"2","a":"1"}}}`))
+	if err != nil || sc.Status.Selector != "a=1,b=2" {
+		t.Errorf("rc scale: %+v %v", sc, err)
+	}
 }
 
 func TestWithReplicas(t *testing.T) {

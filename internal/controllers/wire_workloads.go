@@ -12,13 +12,14 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers/statefulset"
 )
 
-// workloads builds the term's deployment, replicaset, job, statefulset,
-// daemonset and cronjob controllers.
+// workloads builds the term's deployment, replicaset, replicationcontroller,
+// job, statefulset, daemonset and cronjob controllers.
 func workloads(kc *kit.Context, cfg Config) []kit.Controller {
 	w := cfg.Workloads
 	return []kit.Controller{
 		deployment.New(kc, w.Deployment),
 		replicaset.New(kc, w.ReplicaSet),
+		replicaset.NewReplicationController(kc, w.ReplicationController),
 		job.New(kc, w.Job),
 		statefulset.New(kc, w.StatefulSet),
 		daemonset.New(kc, w.DaemonSet),
@@ -34,16 +35,20 @@ type WorkloadsConfig struct {
 	StatefulSet statefulset.Config
 	DaemonSet   daemonset.Config
 	CronJob     cronjob.Config
+
+	// ReplicationController is the ReplicaSet controller's Config for
+	// ReplicationControllers (kube's --concurrent-rc-syncs is Workers).
+	ReplicationController replicaset.Config
 }
 
 func defaultWorkloads() WorkloadsConfig {
 	return WorkloadsConfig{Deployment: deployment.DefaultConfig(), ReplicaSet: replicaset.DefaultConfig(),
 		Job: job.DefaultConfig(), StatefulSet: statefulset.DefaultConfig(),
 		DaemonSet: daemonset.DefaultConfig(),
-		CronJob:   cronjob.DefaultConfig()}
+		CronJob:   cronjob.DefaultConfig(), ReplicationController: replicaset.DefaultConfig()}
 }
 
 func (c *WorkloadsConfig) validate() error {
 	return errors.Join(c.Deployment.Validate(), c.ReplicaSet.Validate(), c.Job.Validate(), c.StatefulSet.Validate(), c.DaemonSet.Validate(),
-		c.CronJob.Validate())
+		c.CronJob.Validate(), c.ReplicationController.Validate())
 }

@@ -49,6 +49,10 @@ func (f *Informers) ReplicaSets() cache.SharedIndexInformer {
 	return Informer[appsv1.ReplicaSet, appsv1.ReplicaSetList](f, "replicasets.apps")
 }
 
+func (f *Informers) ReplicationControllers() cache.SharedIndexInformer {
+	return Informer[corev1.ReplicationController, corev1.ReplicationControllerList](f, "replicationcontrollers")
+}
+
 func (f *Informers) Jobs() cache.SharedIndexInformer {
 	return Informer[batchv1.Job, batchv1.JobList](f, "jobs.batch")
 }

@@ -6,12 +6,10 @@ import (
 	"log/slog"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
-	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -22,8 +20,6 @@ import (
 
 // Name is kube's name of the controller; its writes use it as client name.
 const Name = "replicaset-controller"
-
-var kind = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
@@ -51,24 +47,27 @@ func (c *Config) Validate() error {
 }
 
 type controller struct {
-	cfg      Config
-	client   kubernetes.Interface
-	events   record.EventRecorder
-	rsLister appslisters.ReplicaSetLister
-	pods     corelisters.PodLister
-	exp      *workload.Expectations
-	loop     *kit.Loop
-	log      *slog.Logger
+	cfg    Config
+	client kubernetes.Interface
+	events record.EventRecorder
+	src    *source
+	pods   corelisters.PodLister
+	exp    *workload.Expectations
+	loop   *kit.Loop
+	log    *slog.Logger
 }
 
 // New builds the term's ReplicaSet controller on kc's informers.
 func New(kc *kit.Context, cfg Config) kit.Controller {
-	c := &controller{cfg: cfg, client: kc.Client(Name), events: kc.Recorder(Name),
-		rsLister: appslisters.NewReplicaSetLister(kc.Informers.ReplicaSets().GetIndexer()),
-		pods:     corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
-		exp:      workload.NewExpectations(), log: kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
-	kc.Informers.ReplicaSets().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	return newController(kc, cfg, replicaSets(kc))
+}
+
+func newController(kc *kit.Context, cfg Config, src *source) *controller {
+	c := &controller{cfg: cfg, client: kc.Client(src.name), events: kc.Recorder(src.name), src: src,
+		pods: corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
+		exp:  workload.NewExpectations(), log: kc.Log.With("controller", src.name)}
+	c.loop = kit.NewLoop(kc, src.name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	src.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
 		DeleteFunc: func(obj any) {
@@ -86,7 +85,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	return c
 }
 
-func (c *controller) Name() string { return "replicaset" }
+func (c *controller) Name() string { return c.src.short }
 
 func (c *controller) Run(ctx context.Context) { c.loop.Run(ctx) }
 
@@ -94,10 +93,11 @@ func (c *controller) Run(ctx context.Context) { c.loop.Run(ctx) }
 // of the cache's ReplicaSets does).
 func (c *controller) owner(pod *corev1.Pod) string {
 	ref := metav1.GetControllerOfNoCopy(pod)
+	kind := c.src.kind
 	if ref == nil || ref.Kind != kind.Kind || ref.APIVersion != kind.GroupVersion().String() {
 		return ""
 	}
-	rs, err := c.rsLister.ReplicaSets(pod.Namespace).Get(ref.Name)
+	rs, err := c.src.get(pod.Namespace, ref.Name)
 	if err != nil || rs.UID != ref.UID {
 		return ""
 	}
@@ -107,7 +107,7 @@ func (c *controller) owner(pod *corev1.Pod) string {
 // enqueueMatching enqueues the ReplicaSets whose selector matches an
 // orphan pod: one of them may adopt it.
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
-	rss, _ := c.rsLister.ReplicaSets(pod.Namespace).List(labels.Everything())
+	rss, _ := c.src.list(pod.Namespace)
 	for _, rs := range rss {
 		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {

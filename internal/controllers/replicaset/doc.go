@@ -11,6 +11,12 @@
 // deletions have not come back through the pod informer (expectations):
 // acting on a view that misses them would create twice.
 //
+// NewReplicationController runs the same controller over core/v1
+// ReplicationControllers (kube's "replicationcontroller" controller), each
+// converted to a ReplicaSet whose selector is the RC's label map and
+// back for its status, owner references (kind ReplicationController) and
+// events (source "replication-controller"); source.go is the seam.
+//
 // Concurrency: New registers informer handlers, Run runs Config.Workers
 // workers over a rate-limited queue until the term ends and waits for
 // them. The queue never hands one ReplicaSet to two workers at once.

@@ -68,6 +68,5 @@ func (c *controller) updateStatus(ctx context.Context, rs *appsv1.ReplicaSet, st
 	}
 	cp := rs.DeepCopy()
 	cp.Status = st
-	_, err := c.client.AppsV1().ReplicaSets(rs.Namespace).UpdateStatus(ctx, cp, metav1.UpdateOptions{})
-	return err
+	return c.src.writeStatus(ctx, c.client, cp)
 }

@@ -23,7 +23,7 @@ func (c *controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return nil
 	}
-	rs, err := c.rsLister.ReplicaSets(ns).Get(name)
+	rs, err := c.src.get(ns, name)
 	if apierrors.IsNotFound(err) {
 		c.exp.Forget(key)
 		return nil
@@ -47,9 +47,9 @@ func (c *controller) sync(ctx context.Context, key string) error {
 			active = append(active, p)
 		}
 	}
-	claimer := &workload.Claimer{Owner: rs, Kind: kind, Selector: sel,
+	claimer := &workload.Claimer{Owner: rs, Kind: c.src.kind, Selector: sel,
 		Recheck: func(ctx context.Context) (metav1.Object, error) {
-			return c.client.AppsV1().ReplicaSets(ns).Get(ctx, name, metav1.GetOptions{})
+			return c.src.fetch(ctx, c.client, ns, name)
 		},
 		Patch: func(ctx context.Context, ns, name string, p []byte) error {
 			_, err := c.client.CoreV1().Pods(ns).Patch(ctx, name, types.MergePatchType, p, metav1.PatchOptions{})
@@ -89,15 +89,15 @@ func (c *controller) manage(ctx context.Context, key string, rs *appsv1.ReplicaS
 func (c *controller) create(ctx context.Context, key string, rs *appsv1.ReplicaSet, n int) error {
 	c.exp.ExpectCreations(key, n)
 	ok, err := workload.SlowStart(n, func() error {
-		pod := workload.PodFromTemplate(&rs.Spec.Template, rs, kind, rs.Name+"-")
+		pod := workload.PodFromTemplate(&rs.Spec.Template, rs, c.src.kind, rs.Name+"-")
 		created, err := c.client.CoreV1().Pods(rs.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 		if err != nil {
 			if !apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
-				c.events.Eventf(rs, corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
+				c.events.Eventf(c.src.object(rs), corev1.EventTypeWarning, "FailedCreate", "Error creating: %v", err)
 			}
 			return err
 		}
-		c.events.Eventf(rs, corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", created.Name)
+		c.events.Eventf(c.src.object(rs), corev1.EventTypeNormal, "SuccessfulCreate", "Created pod: %s", created.Name)
 		return nil
 	})
 	for range n - ok { // failed or skipped: their creations will never be seen
@@ -107,8 +107,8 @@ func (c *controller) create(ctx context.Context, key string, rs *appsv1.ReplicaS
 }
 
 func (c *controller) delete(ctx context.Context, key string, rs *appsv1.ReplicaSet, victims []*corev1.Pod) error {
-	d := workload.Deleter{Client: c.client, Exp: c.exp, Events: c.events, Controller: "replicaset", WarnOnFailure: true}
-	return d.Delete(ctx, key, rs, victims)
+	d := workload.Deleter{Client: c.client, Exp: c.exp, Events: c.events, Controller: c.src.short, WarnOnFailure: true}
+	return d.Delete(ctx, key, c.src.object(rs), victims)
 }
 
 func replicas(rs *appsv1.ReplicaSet) int32 {
