@@ -4,11 +4,19 @@
 // completion index, with the batch.kubernetes.io/job-completion-index
 // annotation and label and status.completedIndexes), counts failures
 // against backoffLimit and activeDeadlineSeconds, honours spec.suspend,
-// and reports status.active/ready/succeeded/failed, startTime,
-// completionTime and the SuccessCriteriaMet/Complete,
-// FailureTarget/Failed and Suspended conditions. A finished Job with
-// ttlSecondsAfterFinished is deleted when its time is up (kube's
-// ttl-after-finished controller).
+// and reports status.active/ready/terminating (always set, 0 included),
+// succeeded/failed, startTime, completionTime and the conditions.
+// spec.podFailurePolicy (failurepolicy.go) decides what a failed pod
+// means (FailJob, FailIndex, Ignore, Count); spec.backoffLimitPerIndex
+// and maxFailedIndexes (perindex.go) retry each index on its own and
+// report status.failedIndexes and the job-index-failure-count pod
+// annotation; spec.successPolicy (successpolicy.go) ends an Indexed job
+// once a rule matches. As kube 1.37 does, the outcome is first an interim
+// condition (SuccessCriteriaMet or FailureTarget, with its reason), the
+// remaining pods are deleted, and the final one (Complete with
+// completionTime, or Failed; same reason) is added once no pod is active
+// or terminating. A finished Job with ttlSecondsAfterFinished is deleted
+// when its time is up (kube's ttl-after-finished controller).
 //
 // Pods carry the labels the API gives the Job's template
 // (batch.kubernetes.io/job-name, controller-uid). litek8s does not add

@@ -3,6 +3,7 @@ package job_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -18,9 +19,11 @@ import (
 )
 
 // outcome finishes job pods: Failed when their template says
-// outcome=fail, Succeeded otherwise.
+// outcome=fail (or outcome=odd and their index is odd), Succeeded
+// otherwise.
 func outcome(p *corev1.Pod) corev1.PodPhase {
-	if p.Labels["outcome"] == "fail" {
+	i, _ := strconv.Atoi(p.Annotations[batchv1.JobCompletionIndexAnnotation])
+	if p.Labels["outcome"] == "fail" || p.Labels["outcome"] == "odd" && i%2 == 1 {
 		return corev1.PodFailed
 	}
 	return corev1.PodSucceeded
@@ -41,6 +44,9 @@ func TestJob(t *testing.T) {
 	t.Run("indexed", func(t *testing.T) { testIndexed(t, cs, ns) })
 	t.Run("backoff limit", func(t *testing.T) { testBackoffLimit(t, cs, ns) })
 	t.Run("ttl after finished", func(t *testing.T) { testTTL(t, cs, ns) })
+	t.Run("success policy", func(t *testing.T) { testSuccessPolicy(t, cs, ns) })
+	t.Run("backoff limit per index", func(t *testing.T) { testPerIndex(t, cs, ns) })
+	t.Run("pod failure policy", func(t *testing.T) { testPodFailurePolicy(t, cs, ns) })
 }
 
 func newJob(name string, completions, parallelism int32) *batchv1.Job {

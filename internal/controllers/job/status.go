@@ -36,7 +36,8 @@ func finishTime(job *batchv1.Job) time.Time {
 	return job.CreationTimestamp.Time
 }
 
-// failure returns why job fails now ("" if it does not).
+// failure returns why job fails now for its failed pods or its deadline
+// ("" if it does not).
 func failure(job *batchv1.Job, st *batchv1.JobStatus, now time.Time) (reason, msg string) {
 	limit := int32(6)
 	if job.Spec.BackoffLimit != nil {
@@ -61,15 +62,22 @@ func succeeded(job *batchv1.Job, st *batchv1.JobStatus, active int) bool {
 	return st.Succeeded >= *job.Spec.Completions
 }
 
-// finish sets the interim condition (SuccessCriteriaMet or
-// FailureTarget) and the final one, as kube 1.37 reports a finished Job.
-func finish(st *batchv1.JobStatus, interim, final batchv1.JobConditionType, reason, msg string, now time.Time) {
-	t := metav1.NewTime(now)
-	for _, ct := range []batchv1.JobConditionType{interim, final} {
-		if conditionTrue(st, ct) == nil {
-			st.Conditions = append(st.Conditions, batchv1.JobCondition{Type: ct, Status: corev1.ConditionTrue,
-				Reason: reason, Message: msg, LastProbeTime: t, LastTransitionTime: t})
-		}
+// decided returns the interim condition (SuccessCriteriaMet or
+// FailureTarget) once set: the Job's outcome is known, its pods are
+// being stopped.
+func decided(st *batchv1.JobStatus) *batchv1.JobCondition {
+	if c := conditionTrue(st, batchv1.JobFailureTarget); c != nil {
+		return c
+	}
+	return conditionTrue(st, batchv1.JobSuccessCriteriaMet)
+}
+
+// setCondition adds the condition t (True) unless st has it.
+func setCondition(st *batchv1.JobStatus, t batchv1.JobConditionType, reason, msg string, now time.Time) {
+	if conditionTrue(st, t) == nil {
+		ts := metav1.NewTime(now)
+		st.Conditions = append(st.Conditions, batchv1.JobCondition{Type: t, Status: corev1.ConditionTrue,
+			Reason: reason, Message: msg, LastProbeTime: ts, LastTransitionTime: ts})
 	}
 }
 
@@ -105,7 +113,7 @@ func nextIndexes(job *batchv1.Job, v view, n int) []int {
 	}
 	var out []int
 	for i := 0; i < int(*job.Spec.Completions) && len(out) < n; i++ {
-		if !v.succeededIdx[i] && !v.activeIdx[i] {
+		if !v.succeededIdx[i] && !v.activeIdx[i] && !v.failedIdx[i] {
 			out = append(out, i)
 		}
 	}

@@ -23,9 +23,15 @@ import (
 // view is what a sync sees of a Job's pods.
 type view struct {
 	active                  []*corev1.Pod
-	ready                   int32
-	succeeded, failed       int32
+	ready, terminating      int32
+	succeeded, failed       int32        // failed: those the pod failure policy counts
 	succeededIdx, activeIdx map[int]bool // Indexed Jobs only
+	// failedIdx are the indexes out of retries and idxFailures the
+	// failures of each index (backoffLimitPerIndex only).
+	failedIdx   map[int]bool
+	idxFailures map[int]int32
+	// failJob is why the pod failure policy fails the Job ("" if not).
+	failJob string
 }
 
 func (c *controller) sync(ctx context.Context, key string) error {
@@ -66,33 +72,24 @@ func (c *controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	v := observe(job, pods)
-	now := time.Now()
 	st := job.Status.DeepCopy()
-	st.Succeeded, st.Failed = max(st.Succeeded, v.succeeded), max(st.Failed, v.failed)
-	if indexed(job) {
-		st.CompletedIndexes = formatIndexes(v.succeededIdx)
-		st.Succeeded = int32(len(v.succeededIdx))
-	}
+	v := observe(job, st, pods)
+	now := time.Now()
 	var manageErr error
-	switch reason, msg := failure(job, st, now); {
-	case reason != "":
+	if decided(st) == nil {
+		c.decide(job, st, v, now)
+	}
+	if interim := decided(st); interim != nil {
+		// Decided: no pod runs any more; the final condition waits
+		// until none is left terminating (kube 1.37).
 		manageErr = c.deletePods(ctx, key, job, v.active)
-		if manageErr == nil {
-			finish(st, batchv1.JobFailureTarget, batchv1.JobFailed, reason, msg, now)
-			c.events.Event(job, corev1.EventTypeWarning, reason, msg)
+		if manageErr == nil && len(v.active) == 0 && v.terminating == 0 {
+			c.conclude(job, st, interim, now)
 		}
-	case succeeded(job, st, len(v.active)):
-		manageErr = c.deletePods(ctx, key, job, v.active)
-		if manageErr == nil {
-			finish(st, batchv1.JobSuccessCriteriaMet, batchv1.JobComplete, "CompletionsReached", "Reached expected number of succeeded pods", now)
-			st.CompletionTime = &metav1.Time{Time: now}
-			c.events.Event(job, corev1.EventTypeNormal, "Completed", "Job completed")
-		}
-	case satisfied:
+	} else if satisfied {
 		manageErr = c.manage(ctx, key, job, st, v, now)
 	}
-	st.Active, st.Ready = int32(len(v.active)), &v.ready
+	st.Active, st.Ready, st.Terminating = int32(len(v.active)), &v.ready, &v.terminating
 	if err := c.updateStatus(ctx, job, st); err != nil {
 		return errors.Join(manageErr, err)
 	}
@@ -103,29 +100,120 @@ func (c *controller) sync(ctx context.Context, key string) error {
 	return manageErr
 }
 
-// observe counts job's pods.
-func observe(job *batchv1.Job, pods []*corev1.Pod) view {
-	v := view{succeededIdx: map[int]bool{}, activeIdx: map[int]bool{}}
+// observe counts job's pods and folds them into st's counts: succeeded
+// and failed never go down, completed and failed indexes are kept.
+func observe(job *batchv1.Job, st *batchv1.JobStatus, pods []*corev1.Pod) view {
+	v := view{succeededIdx: map[int]bool{}, activeIdx: map[int]bool{}, failedIdx: map[int]bool{}, idxFailures: map[int]int32{}}
 	for _, p := range pods {
+		i, hasIdx := indexOf(p, job)
+		if hasIdx && perIndex(job) {
+			v.idxFailures[i] = max(v.idxFailures[i], failureCount(p))
+		}
 		switch {
 		case p.Status.Phase == corev1.PodSucceeded:
 			v.succeeded++
-			if i, ok := indexOf(p, job); ok {
+			if hasIdx {
 				v.succeededIdx[i] = true
 			}
 		case p.Status.Phase == corev1.PodFailed:
-			v.failed++
+			v.countFailure(job, p, i, hasIdx)
+		case p.DeletionTimestamp != nil:
+			v.terminating++
 		case workload.IsActive(p):
 			v.active = append(v.active, p)
 			if workload.IsReady(p) {
 				v.ready++
 			}
-			if i, ok := indexOf(p, job); ok {
+			if hasIdx {
 				v.activeIdx[i] = true
 			}
 		}
 	}
+	st.Succeeded, st.Failed = max(st.Succeeded, v.succeeded), max(st.Failed, v.failed)
+	if indexed(job) {
+		done, _ := parseIndexes(st.CompletedIndexes, completions(job))
+		for i := range done {
+			v.succeededIdx[i] = true
+		}
+		st.CompletedIndexes = formatIndexes(v.succeededIdx)
+		st.Succeeded = int32(len(v.succeededIdx))
+	}
+	if perIndex(job) {
+		if st.FailedIndexes != nil {
+			failed, _ := parseIndexes(*st.FailedIndexes, completions(job))
+			for i := range failed {
+				v.failedIdx[i] = true
+			}
+		}
+		for i, n := range v.idxFailures {
+			if n > *job.Spec.BackoffLimitPerIndex {
+				v.failedIdx[i] = true
+			}
+		}
+		for i := range v.succeededIdx {
+			delete(v.failedIdx, i)
+		}
+		fi := formatIndexes(v.failedIdx)
+		st.FailedIndexes = &fi
+	}
 	return v
+}
+
+// countFailure applies the pod failure policy to a failed pod: Ignore
+// does not count it, FailJob fails the Job, FailIndex fails its index.
+func (v *view) countFailure(job *batchv1.Job, p *corev1.Pod, i int, hasIdx bool) {
+	action, msg := matchFailurePolicy(job.Spec.PodFailurePolicy, p)
+	if action != nil && *action == batchv1.PodFailurePolicyActionIgnore {
+		return
+	}
+	v.failed++
+	switch {
+	case action != nil && *action == batchv1.PodFailurePolicyActionFailJob:
+		if v.failJob == "" {
+			v.failJob = msg
+		}
+	case !hasIdx || !perIndex(job):
+	case action != nil && *action == batchv1.PodFailurePolicyActionFailIndex:
+		v.failedIdx[i] = true
+		v.idxFailures[i] = max(v.idxFailures[i], failureCount(p)+1)
+	default:
+		v.idxFailures[i] = max(v.idxFailures[i], failureCount(p)+1)
+	}
+}
+
+// decide sets the interim condition when the Job fails (FailureTarget)
+// or succeeds (SuccessCriteriaMet) now.
+func (c *controller) decide(job *batchv1.Job, st *batchv1.JobStatus, v view, now time.Time) {
+	reason, msg := failure(job, st, now)
+	if v.failJob != "" {
+		reason, msg = batchv1.JobReasonPodFailurePolicy, v.failJob
+	}
+	if reason == "" {
+		reason, msg = indexFailure(job, v.succeededIdx, v.failedIdx)
+	}
+	if reason != "" {
+		setCondition(st, batchv1.JobFailureTarget, reason, msg, now)
+		return
+	}
+	if msg, ok := matchSuccessPolicy(job, v.succeededIdx); ok {
+		setCondition(st, batchv1.JobSuccessCriteriaMet, batchv1.JobReasonSuccessPolicy, msg, now)
+	} else if succeeded(job, st, len(v.active)) {
+		setCondition(st, batchv1.JobSuccessCriteriaMet, batchv1.JobReasonCompletionsReached, "Reached expected number of succeeded pods", now)
+	}
+}
+
+// conclude adds the final condition after the interim one: Complete
+// (with completionTime) or Failed, with the interim's reason.
+func (c *controller) conclude(job *batchv1.Job, st *batchv1.JobStatus, interim *batchv1.JobCondition, now time.Time) {
+	reason, msg := interim.Reason, interim.Message
+	if interim.Type == batchv1.JobSuccessCriteriaMet {
+		setCondition(st, batchv1.JobComplete, reason, msg, now)
+		st.CompletionTime = &metav1.Time{Time: now}
+		c.events.Event(job, corev1.EventTypeNormal, "Completed", "Job completed")
+		return
+	}
+	setCondition(st, batchv1.JobFailed, reason, msg, now)
+	c.events.Event(job, corev1.EventTypeWarning, reason, msg)
 }
 
 // manage starts or stops pods to run what is left, at most parallelism
@@ -140,15 +228,29 @@ func (c *controller) manage(ctx context.Context, key string, job *batchv1.Job, s
 		st.StartTime = &metav1.Time{Time: now}
 	}
 	want := wantActive(job, st.Succeeded, int32(len(v.active)))
-	switch diff := int(want) - len(v.active); {
+	running := len(v.active)
+	if p := job.Spec.PodReplacementPolicy; p != nil && *p == batchv1.Failed {
+		running += int(v.terminating) // replaced only once they have failed
+	}
+	if indexed(job) {
+		want = min(want, int32(completions(job)-len(v.succeededIdx)-len(v.failedIdx)))
+	}
+	switch diff := int(want) - running; {
 	case diff > 0:
-		return c.createPods(ctx, key, job, nextIndexes(job, v, diff), diff)
-	case diff < 0:
+		idx := nextIndexes(job, v, diff)
+		if indexed(job) {
+			diff = len(idx)
+		}
+		if diff == 0 {
+			return nil
+		}
+		return c.createPods(ctx, key, job, idx, v.idxFailures, diff)
+	case diff < 0 && len(v.active) > 0:
 		victims := slices.Clone(v.active)
 		slices.SortFunc(victims, func(a, b *corev1.Pod) int { // newest first
 			return b.CreationTimestamp.Time.Compare(a.CreationTimestamp.Time)
 		})
-		return c.deletePods(ctx, key, job, victims[:-diff])
+		return c.deletePods(ctx, key, job, victims[:min(-diff, len(victims))])
 	}
 	return nil
 }
@@ -168,7 +270,7 @@ func wantActive(job *batchv1.Job, succeeded, active int32) int32 {
 	return max(0, min(par, *job.Spec.Completions-succeeded))
 }
 
-func (c *controller) createPods(ctx context.Context, key string, job *batchv1.Job, idx []int, n int) error {
+func (c *controller) createPods(ctx context.Context, key string, job *batchv1.Job, idx []int, failures map[int]int32, n int) error {
 	c.exp.ExpectCreations(key, n)
 	var mu sync.Mutex // guards next
 	next := 0
@@ -181,6 +283,9 @@ func (c *controller) createPods(ctx context.Context, key string, job *batchv1.Jo
 			next++
 			mu.Unlock()
 			setIndex(pod, job, i)
+			if perIndex(job) {
+				setFailureCount(pod, failures[i])
+			}
 		}
 		created, err := c.client.CoreV1().Pods(job.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 		if err != nil {

@@ -32,7 +32,8 @@ func Run(*corev1.Pod) corev1.PodPhase { return corev1.PodRunning }
 
 // Kubelet runs the pods of one namespace through cs: a new pod gets
 // status.phase (Running: with the Ready condition True, a podIP and a
-// startTime); a pod being deleted gracefully is deleted for good, as a
+// startTime; Succeeded or Failed: its containers terminated with exit
+// code 0 or 1); a pod being deleted gracefully is deleted for good, as a
 // kubelet confirms a deletion.
 type Kubelet struct {
 	cs      kubernetes.Interface
@@ -133,6 +134,17 @@ func (k *Kubelet) sync(ctx context.Context, key string) error {
 		cp.Status.PodIP = fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255)
 	}
 	cp.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: ready, LastTransitionTime: now}}
+	if phase == corev1.PodSucceeded || phase == corev1.PodFailed { // containers exit 0, or 1
+		code := int32(0)
+		if phase == corev1.PodFailed {
+			code = 1
+		}
+		cp.Status.ContainerStatuses = nil
+		for _, c := range pod.Spec.Containers {
+			cp.Status.ContainerStatuses = append(cp.Status.ContainerStatuses, corev1.ContainerStatus{Name: c.Name, Image: c.Image,
+				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, FinishedAt: now}}})
+		}
+	}
 	_, err = k.cs.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, cp, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil // gone, or changed: the informer brings the change
