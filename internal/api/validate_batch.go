@@ -58,6 +58,7 @@ func validateJob(obj, old runtime.Object) field.ErrorList {
 	errs = append(errs, validation.ValidateImmutableField(sp.PodFailurePolicy, was.PodFailurePolicy, spec.Child("podFailurePolicy"))...)
 	errs = append(errs, validation.ValidateImmutableField(sp.BackoffLimitPerIndex, was.BackoffLimitPerIndex,
 		spec.Child("backoffLimitPerIndex"))...)
+	errs = append(errs, validation.ValidateImmutableField(sp.SuccessPolicy, was.SuccessPolicy, spec.Child("successPolicy"))...)
 	return errs
 }
 
@@ -89,6 +90,7 @@ func validateJobSpec(sp *batchv1.JobSpec, spec *field.Path) field.ErrorList {
 				[]batchv1.CompletionMode{batchv1.NonIndexedCompletion, batchv1.IndexedCompletion}))
 		}
 	}
+	errs = append(errs, validateJobPolicies(sp, spec)...)
 	template := spec.Child("template")
 	errs = append(errs, validatePodTemplateSpec(&sp.Template, template)...)
 	restart := template.Child("spec", "restartPolicy")

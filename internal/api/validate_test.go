@@ -12,6 +12,7 @@ import (
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
 )
 
 // TestValidateGolden checks the Status kube answered for the 422s of the
@@ -201,6 +202,59 @@ func TestValidate(t *testing.T) {
 				return j
 			}, old: func(t *testing.T) runtime.Object { return job(t) },
 			want: []string{"spec.completions: Invalid value", "spec.selector: Invalid value", "spec.template: Invalid value"}},
+		{name: "job success policy needs Indexed", gv: "batch/v1", res: "jobs",
+			obj: func(t *testing.T) runtime.Object {
+				j := job(t)
+				j.Spec.SuccessPolicy = &batchv1.SuccessPolicy{Rules: []batchv1.SuccessPolicyRule{{SucceededCount: ptr.To[int32](1)}}}
+				j.Spec.MaxFailedIndexes = ptr.To[int32](1)
+				return j
+			}, want: []string{"spec.backoffLimitPerIndex: Required value", "spec.maxFailedIndexes: Invalid value",
+				"spec.successPolicy: Invalid value"}},
+		{name: "job success policy rules", gv: "batch/v1", res: "jobs",
+			obj: func(t *testing.T) runtime.Object {
+				j := job(t)
+				j.Spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
+				j.Spec.Completions, j.Spec.Parallelism = ptr.To[int32](5), ptr.To[int32](5)
+				j.Spec.SuccessPolicy = &batchv1.SuccessPolicy{Rules: []batchv1.SuccessPolicyRule{
+					{SucceededIndexes: ptr.To("0-2,4"), SucceededCount: ptr.To[int32](4)},
+					{},
+					{SucceededIndexes: ptr.To("3,1")},
+					{SucceededIndexes: ptr.To("0-5")},
+					{SucceededIndexes: ptr.To("0,1"), SucceededCount: ptr.To[int32](3)},
+					{SucceededCount: ptr.To[int32](6)},
+				}}
+				return j
+			}, want: []string{"spec.successPolicy.rules[1]: Required value", "spec.successPolicy.rules[2].succeededIndexes: Invalid value",
+				"spec.successPolicy.rules[3].succeededIndexes: Invalid value", "spec.successPolicy.rules[4].succeededCount: Invalid value",
+				"spec.successPolicy.rules[5].succeededCount: Invalid value"}},
+		{name: "job success policy without rules, immutable", gv: "batch/v1", res: "jobs",
+			obj: func(t *testing.T) runtime.Object {
+				j := job(t)
+				j.Spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
+				j.Spec.SuccessPolicy = &batchv1.SuccessPolicy{}
+				return j
+			}, old: func(t *testing.T) runtime.Object {
+				j := job(t)
+				j.Spec.CompletionMode = ptr.To(batchv1.IndexedCompletion)
+				return j
+			}, want: []string{"spec.successPolicy.rules: Required value", "spec.successPolicy: Invalid value"}},
+		{name: "job pod failure policy", gv: "batch/v1", res: "jobs",
+			obj: func(t *testing.T) runtime.Object {
+				j := job(t)
+				j.Spec.PodFailurePolicy = &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{
+					{Action: batchv1.PodFailurePolicyActionFailIndex, OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+						ContainerName: ptr.To("nope"), Operator: batchv1.PodFailurePolicyOnExitCodesOpIn, Values: []int32{2, 0, 2}}},
+					{Action: "Retry", OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: "True"}}},
+					{Action: batchv1.PodFailurePolicyActionIgnore},
+				}}
+				return j
+			}, want: []string{"spec.podFailurePolicy.rules[0].action: Invalid value",
+				"spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value",
+				"spec.podFailurePolicy.rules[0].onExitCodes.values[1]: Invalid value",
+				"spec.podFailurePolicy.rules[0].onExitCodes.values[2]: Duplicate value",
+				"spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value",
+				"spec.podFailurePolicy.rules[1].action: Unsupported value",
+				"spec.podFailurePolicy.rules[2]: Invalid value"}},
 		{name: "job that restarts Always", gv: "batch/v1", res: "jobs",
 			obj: func(t *testing.T) runtime.Object {
 				j := job(t)
