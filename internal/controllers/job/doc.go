@@ -16,7 +16,8 @@
 // remaining pods are deleted, and the final one (Complete with
 // completionTime, or Failed; same reason) is added once no pod is active
 // or terminating. A finished Job with ttlSecondsAfterFinished is deleted
-// when its time is up (kube's ttl-after-finished controller).
+// when its time is up (kube's ttl-after-finished controller). A Job whose
+// spec.managedBy names another controller is left alone.
 //
 // Pods carry the labels the API gives the Job's template
 // (batch.kubernetes.io/job-name, controller-uid). litek8s does not add

@@ -47,6 +47,7 @@ func TestJob(t *testing.T) {
 	t.Run("success policy", func(t *testing.T) { testSuccessPolicy(t, cs, ns) })
 	t.Run("backoff limit per index", func(t *testing.T) { testPerIndex(t, cs, ns) })
 	t.Run("pod failure policy", func(t *testing.T) { testPodFailurePolicy(t, cs, ns) })
+	t.Run("managed by", func(t *testing.T) { testManagedBy(t, cs, ns) })
 }
 
 func newJob(name string, completions, parallelism int32) *batchv1.Job {

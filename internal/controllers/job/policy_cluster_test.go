@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
@@ -70,6 +71,29 @@ func testSuccessPolicy(t *testing.T, cs kubernetes.Interface, ns string) {
 	checkConditions(t, job, batchv1.JobSuccessCriteriaMet, batchv1.JobComplete, batchv1.JobReasonSuccessPolicy)
 	if job.Status.Succeeded != 2 || job.Status.Failed != 0 {
 		t.Errorf("sp-all: status %+v", job.Status)
+	}
+}
+
+// testManagedBy: a Job managed by another controller gets no pods and
+// no status from this one.
+func testManagedBy(t *testing.T, cs kubernetes.Interface, ns string) {
+	job := newJob("external", 2, 2)
+	job.Spec.ManagedBy = ptr.To("example.com/custom-job-controller")
+	create(t, cs, ns, job)
+	// A marker job created after it is reconciled: by then the first was
+	// seen too (one informer, one queue).
+	create(t, cs, ns, newJob("marker", 1, 1))
+	waitFinished(t, cs, ns, "marker", batchv1.JobComplete)
+	got, err := cs.BatchV1().Jobs(ns).Get(t.Context(), "external", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods, err := cs.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: batchv1.JobNameLabel + "=external"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(got.Status, batchv1.JobStatus{}) || len(pods.Items) != 0 {
+		t.Errorf("external job: status %+v, %d pods", got.Status, len(pods.Items))
 	}
 }
 

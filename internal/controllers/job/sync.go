@@ -47,6 +47,9 @@ func (c *controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
+	if m := cached.Spec.ManagedBy; m != nil && *m != batchv1.JobControllerName {
+		return nil // another controller reconciles it (spec.managedBy)
+	}
 	job := cached.DeepCopy()
 	if finished(job) {
 		return c.expire(ctx, job)
