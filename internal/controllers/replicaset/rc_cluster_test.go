@@ -2,6 +2,7 @@ package replicaset_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,6 +94,53 @@ func TestReplicationController(t *testing.T) {
 		return nil
 	})
 	waitRC(t, cs, ns, "web", 3)
+	testRCFailure(t, cs, ns)
+}
+
+// testRCFailure: pods the API forbids (here: a missing RuntimeClass)
+// surface as the RC's ReplicaFailure condition, which goes once the RC
+// no longer needs them.
+func testRCFailure(t *testing.T, cs kubernetes.Interface, ns string) {
+	replicas, class := int32(2), "missing"
+	if _, err := cs.CoreV1().ReplicationControllers(ns).Create(t.Context(), &corev1.ReplicationController{
+		ObjectMeta: metav1.ObjectMeta{Name: "forbidden"}, Spec: corev1.ReplicationControllerSpec{Replicas: &replicas,
+			Template: &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"name": "forbidden"}},
+				Spec: corev1.PodSpec{RuntimeClassName: &class, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}}},
+		metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	failure := func() (*corev1.ReplicationControllerCondition, error) {
+		rc, err := cs.CoreV1().ReplicationControllers(ns).Get(t.Context(), "forbidden", metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range rc.Status.Conditions {
+			if c.Type == corev1.ReplicationControllerReplicaFailure {
+				return &c, nil
+			}
+		}
+		if rc.Status.ObservedGeneration != rc.Generation {
+			return nil, fmt.Errorf("rc forbidden: generation %d not observed", rc.Generation)
+		}
+		return nil, nil
+	}
+	membertest.Eventually(t, 20*time.Second, func() error {
+		c, err := failure()
+		if err != nil || c == nil || c.Status != corev1.ConditionTrue || c.Reason != "FailedCreate" || !strings.Contains(c.Message, "forbidden") {
+			return fmt.Errorf("ReplicaFailure condition %+v (%v)", c, err)
+		}
+		return nil
+	})
+	if _, err := cs.CoreV1().ReplicationControllers(ns).Patch(t.Context(), "forbidden", types.MergePatchType,
+		[]byte(`{"spec":{"replicas":0}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	membertest.Eventually(t, 20*time.Second, func() error {
+		if c, err := failure(); err != nil || c != nil {
+			return fmt.Errorf("ReplicaFailure condition %+v (%v)", c, err)
+		}
+		return nil
+	})
 }
 
 // waitRC waits until the RC name has n pods, all ready and available, in
