@@ -79,12 +79,18 @@ func TestReplicationController(t *testing.T) {
 	waitRC(t, cs, ns, "web", 3)
 
 	// Released when its labels no longer match; a new pod replaces it.
-	if _, err := cs.CoreV1().Pods(ns).Patch(t.Context(), "orphan", types.MergePatchType,
+	// (Any owned pod: the scale-down may have deleted the adopted one.)
+	owned, err := cs.CoreV1().Pods(ns).List(t.Context(), metav1.ListOptions{LabelSelector: "name=web"})
+	if err != nil || len(owned.Items) == 0 {
+		t.Fatalf("pods of web: %v %v", owned, err)
+	}
+	released := owned.Items[0].Name
+	if _, err := cs.CoreV1().Pods(ns).Patch(t.Context(), released, types.MergePatchType,
 		[]byte(`{"metadata":{"labels":{"name":"debug"}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	membertest.Eventually(t, 20*time.Second, func() error {
-		p, err := cs.CoreV1().Pods(ns).Get(t.Context(), "orphan", metav1.GetOptions{})
+		p, err := cs.CoreV1().Pods(ns).Get(t.Context(), released, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
