@@ -31,7 +31,7 @@ func coreKinds() []*resource {
 		{Version: "v1", Resource: "pods", Singular: "pod", Kind: "Pod", Namespaced: true,
 			ShortNames: []string{"po"}, Categories: []string{"all"}, HasGeneration: true,
 			New: newOf[corev1.Pod](), NewList: newOf[corev1.PodList](), Prepare: preparePod, Normalize: defaultPod,
-			Status: true, Binding: true, Eviction: true, PodSubresources: true},
+			Validate: validatePod, Status: true, Binding: true, Eviction: true, PodSubresources: true},
 		{Version: "v1", Resource: "nodes", Singular: "node", Kind: "Node",
 			ShortNames: []string{"no"}, New: newOf[corev1.Node](), NewList: newOf[corev1.NodeList](),
 			Prepare: prepareNode, Status: true},

@@ -190,8 +190,8 @@ func (s *Server) routes(mux *http.ServeMux) error {
 		s.refreshCRDs(r.Context())
 		s.schemas.Load().ServeHTTP(w, r)
 	})
-	for _, p := range []string{"GET /api", "GET /api/{version}", "GET /apis", "GET /apis/{group}",
-		"GET /apis/{group}/{version}", "/openapi/"} {
+	for _, p := range []string{"GET /api", "GET /api/{$}", "GET /api/{version}", "GET /apis", "GET /apis/{$}",
+		"GET /apis/{group}", "GET /apis/{group}/{$}", "GET /apis/{group}/{version}", "/openapi/"} {
 		mux.Handle(p, schemas)
 	}
 	res := s.adapt(s.serveResource)

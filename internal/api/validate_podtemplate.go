@@ -23,24 +23,33 @@ func labelsMatch(sel, set map[string]string) bool {
 
 // validatePodTemplateSpec checks a pod template the way kube's
 // ValidatePodTemplateSpec does, for its most common mistakes: label
-// syntax, containers (at least one, each with a DNS-label name unique in
-// the pod and an image) and the restart policy.
+// syntax and validatePodSpec's.
 func validatePodTemplateSpec(t *corev1.PodTemplateSpec, path *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, path.Child("labels"))
 	errs = append(errs, validation.ValidateAnnotations(t.Annotations, path.Child("annotations"))...)
-	spec := path.Child("spec")
-	errs = append(errs, validateContainers(t.Spec.Containers, spec.Child("containers"), true)...)
-	errs = append(errs, validateContainers(t.Spec.InitContainers, spec.Child("initContainers"), false)...)
+	return append(errs, validatePodSpec(&t.Spec, path.Child("spec"))...)
+}
+
+// validatePodSpec checks the spec of a pod or a pod template: containers
+// (at least one, each with a DNS-label name unique in the pod and an
+// image), the restart policy, and the sysctl names of its security
+// context.
+func validatePodSpec(sp *corev1.PodSpec, spec *field.Path) field.ErrorList {
+	errs := validateContainers(sp.Containers, spec.Child("containers"), true)
+	errs = append(errs, validateContainers(sp.InitContainers, spec.Child("initContainers"), false)...)
 	names := map[string]bool{}
-	for _, c := range t.Spec.Containers {
+	for _, c := range sp.Containers {
 		names[c.Name] = true
 	}
-	for i, c := range t.Spec.InitContainers {
+	for i, c := range sp.InitContainers {
 		if c.Name != "" && names[c.Name] {
 			errs = append(errs, field.Duplicate(spec.Child("initContainers").Index(i).Child("name"), c.Name))
 		}
 	}
-	switch p := t.Spec.RestartPolicy; p {
+	if sc := sp.SecurityContext; sc != nil {
+		errs = append(errs, validateSysctls(sc.Sysctls, spec.Child("securityContext", "sysctls"))...)
+	}
+	switch p := sp.RestartPolicy; p {
 	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
 	case "":
 		errs = append(errs, field.Required(spec.Child("restartPolicy"), ""))

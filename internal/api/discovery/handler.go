@@ -55,10 +55,17 @@ func New(cfg Config, resources []Resource) (*Handler, error) {
 
 // Register adds the discovery routes to mux.
 func (h *Handler) Register(mux *http.ServeMux) {
-	mux.Handle("GET /api", h.adapt(h.serveAPI))
+	// kube answers the roots and groups with a trailing slash too.
+	for _, p := range []string{"GET /api", "GET /api/{$}"} {
+		mux.Handle(p, h.adapt(h.serveAPI))
+	}
 	mux.Handle("GET /api/{version}", h.adapt(h.serveCoreVersion))
-	mux.Handle("GET /apis", h.adapt(h.serveAPIs))
-	mux.Handle("GET /apis/{group}", h.adapt(h.serveGroup))
+	for _, p := range []string{"GET /apis", "GET /apis/{$}"} {
+		mux.Handle(p, h.adapt(h.serveAPIs))
+	}
+	for _, p := range []string{"GET /apis/{group}", "GET /apis/{group}/{$}"} {
+		mux.Handle(p, h.adapt(h.serveGroup))
+	}
 	mux.Handle("GET /apis/{group}/{version}", h.adapt(h.serveGroupVersion))
 }
 
