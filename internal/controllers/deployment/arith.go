@@ -3,6 +3,7 @@ package deployment
 import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"math"
 )
 
 // Rolling update arithmetic: pure functions of the Deployment and its
@@ -136,33 +137,37 @@ func availableScaleDown(d *appsv1.Deployment, all []*appsv1.ReplicaSet) int32 {
 }
 
 // proportions splits delta (positive: add, negative: remove) over the
-// sizes of the active ReplicaSets, in proportion to their size; what
-// rounding leaves goes to the first (the caller orders them: largest
-// first). No size goes below zero.
-func proportions(sizes []int32, delta int32) []int32 {
+// active ReplicaSets of the given sizes as kube does: each takes its size
+// scaled from the maximum it was sized for (sizedFor: its max-replicas
+// annotation, else the Deployment's status replicas; 0: unknown, it takes
+// nothing) to the Deployment's new maximum newMax, rounded, within what
+// is left of delta; scaling to zero replicas removes each whole. The
+// first (the caller orders them: largest first) takes the leftover. No
+// size goes below zero.
+func proportions(sizes, sizedFor []int32, newMax, replicas, delta int32) []int32 {
 	out := make([]int32, len(sizes))
-	var total, given int32
-	for _, s := range sizes {
-		total += s
-	}
-	if total == 0 || len(sizes) == 0 {
-		if len(sizes) > 0 {
-			out[0] = max(delta, -sizes[0])
-		}
-		return out
-	}
+	var added int32
 	for i, s := range sizes {
-		share := int32(int64(s) * int64(delta) / int64(total))
-		out[i] = max(share, -s)
-		given += out[i]
-	}
-	for i := 0; given != delta && i < len(sizes); i++ { // the remainder, from the first
-		room := delta - given
-		if room < 0 {
-			room = max(room, -(sizes[i] + out[i]))
+		if s == 0 || added == delta {
+			continue
 		}
-		out[i] += room
-		given += room
+		var share int32
+		switch {
+		case replicas == 0:
+			share = -s
+		case sizedFor[i] > 0:
+			share = int32(math.Round(float64(s)*float64(newMax)/float64(sizedFor[i]))) - s
+		}
+		if left := delta - added; delta > 0 {
+			share = min(share, left)
+		} else {
+			share = max(share, left)
+		}
+		out[i] = share
+		added += share
+	}
+	if len(out) > 0 {
+		out[0] = max(out[0]+delta-added, -sizes[0])
 	}
 	return out
 }

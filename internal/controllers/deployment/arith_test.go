@@ -97,20 +97,24 @@ func TestOldScaleDown(t *testing.T) {
 
 func TestProportions(t *testing.T) {
 	for _, tc := range []struct {
-		sizes []int32
-		delta int32
-		want  []int32
+		sizes, sizedFor         []int32
+		newMax, replicas, delta int32
+		want                    []int32
 	}{
-		{[]int32{6, 3}, 3, []int32{2, 1}},
-		{[]int32{6, 3}, 4, []int32{3, 1}},
-		{[]int32{6, 3}, -3, []int32{-2, -1}},
-		{[]int32{5, 5}, -7, []int32{-4, -3}},
-		{[]int32{1, 1}, -2, []int32{-1, -1}},
-		{[]int32{2, 1}, -5, []int32{-2, -1}}, // never below zero
+		// The e2e "proportional scaling" case: 10 replicas (maxSurge 3)
+		// mid-rollout as 8+5, scaled to 30: 20 and 13, as kube.
+		{[]int32{8, 5}, []int32{13, 13}, 33, 30, 20, []int32{12, 8}},
+		// And back down to 10.
+		{[]int32{20, 13}, []int32{33, 33}, 13, 10, -20, []int32{-12, -8}},
+		{[]int32{6, 3}, []int32{9, 9}, 0, 0, -9, []int32{-6, -3}}, // to zero
+		{[]int32{6, 3}, []int32{0, 0}, 12, 10, 3, []int32{3, 0}},  // sizes unknown: the first takes it
+		{[]int32{2, 1}, []int32{3, 3}, 1, 1, -5, []int32{-2, -1}}, // never below zero
+		{[]int32{5, 5}, []int32{10, 10}, 3, 3, -7, []int32{-4, -3}},
 	} {
-		got := proportions(tc.sizes, tc.delta)
+		got := proportions(tc.sizes, tc.sizedFor, tc.newMax, tc.replicas, tc.delta)
 		if !slices.Equal(got, tc.want) {
-			t.Errorf("proportions(%v, %d) = %v, want %v", tc.sizes, tc.delta, got, tc.want)
+			t.Errorf("proportions(%v, %v, %d, %d, %d) = %v, want %v", tc.sizes, tc.sizedFor, tc.newMax, tc.replicas,
+				tc.delta, got, tc.want)
 		}
 	}
 }

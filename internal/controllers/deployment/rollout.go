@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -198,11 +199,16 @@ func (c *controller) scale(ctx context.Context, d *appsv1.Deployment, newRS *app
 		}
 		return t
 	})
-	sizes := make([]int32, len(act))
+	sizes, sizedFor := make([]int32, len(act)), make([]int32, len(act))
 	for i, rs := range act {
 		sizes[i] = rsReplicas(rs)
+		if n, err := strconv.Atoi(rs.Annotations[maxReplicasAnnotation]); err == nil && n > 0 {
+			sizedFor[i] = int32(n)
+		} else {
+			sizedFor[i] = d.Status.Replicas
+		}
 	}
-	for i, add := range proportions(sizes, delta) {
+	for i, add := range proportions(sizes, sizedFor, replicasOf(d)+maxSurge(d), replicasOf(d), delta) {
 		if _, err := c.scaleRS(ctx, d, act[i], sizes[i]+add); err != nil {
 			return err
 		}
