@@ -177,6 +177,7 @@ func (s *Server) routes(mux *http.ServeMux) error {
 		mux.HandleFunc("GET "+p, serveOK)
 	}
 	mux.HandleFunc("GET /readyz", s.serveReady)
+	s.serveOIDC(mux)
 	if s.cfg.Internal != nil {
 		mux.Handle("/internal/", s.cfg.Internal)
 	}

@@ -54,8 +54,12 @@ func (s *ServiceAccountTokens) Issue(ns, name, uid string, audiences []string, t
 	if len(audiences) == 0 {
 		audiences = s.Audiences
 	}
+	kid, err := s.KeyID()
+	if err != nil {
+		return "", time.Time{}, err
+	}
 	sig, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: s.Key},
-		(&jose.SignerOptions{}).WithType("JWT"))
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
 	if err != nil {
 		return "", time.Time{}, err
 	}
