@@ -3,6 +3,8 @@ package api
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -38,6 +40,48 @@ func validateSysctls(sysctls []corev1.Sysctl, path *field.Path) field.ErrorList 
 			errs = append(errs, field.Duplicate(p, s.Name))
 		}
 		seen[s.Name] = true
+	}
+	return errs
+}
+
+// podCertificateKeyTypes are the key types a podCertificate projection
+// may ask for.
+var podCertificateKeyTypes = []string{"RSA3072", "RSA4096", "ECDSAP256", "ECDSAP384", "ECDSAP521", "ED25519"}
+
+// validatePodCertificates checks the podCertificate sources of projected
+// volumes as kube does: a signer name, a supported key type, and a
+// maxExpirationSeconds of at least an hour and at most 91 days (24 hours
+// for kubernetes.io signers).
+func validatePodCertificates(vols []corev1.Volume, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, v := range vols {
+		if v.Projected == nil {
+			continue
+		}
+		for j, src := range v.Projected.Sources {
+			pc := src.PodCertificate
+			if pc == nil {
+				continue
+			}
+			p := path.Index(i).Child("projected", "sources").Index(j).Child("podCertificate")
+			errs = append(errs, validateSignerName(p.Child("signerName"), pc.SignerName)...)
+			if !slices.Contains(podCertificateKeyTypes, pc.KeyType) {
+				errs = append(errs, field.NotSupported(p.Child("keyType"), pc.KeyType, podCertificateKeyTypes))
+			}
+			if s := pc.MaxExpirationSeconds; s != nil {
+				limit := int32(91 * 24 * 3600)
+				if strings.HasPrefix(pc.SignerName, "kubernetes.io/") {
+					limit = 24 * 3600
+				}
+				if *s < 3600 {
+					errs = append(errs, field.Invalid(p.Child("maxExpirationSeconds"), *s, "if provided, maxExpirationSeconds must be >= 3600"))
+				}
+				if *s > limit {
+					errs = append(errs, field.Invalid(p.Child("maxExpirationSeconds"), *s,
+						fmt.Sprintf("if provided, maxExpirationSeconds must be <= %d", limit)))
+				}
+			}
+		}
 	}
 	return errs
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // A pod with malformed sysctl names is refused, naming each (the e2e
@@ -35,5 +36,36 @@ func TestValidatePodSysctls(t *testing.T) {
 	pod.Spec.SecurityContext.Sysctls = pod.Spec.SecurityContext.Sysctls[1:3]
 	if errs := validatePod(pod, nil); len(errs) != 0 {
 		t.Errorf("well-formed sysctls refused: %v", errs)
+	}
+}
+
+// podCertificate projections: an expiry between an hour and 24 hours for
+// a kubernetes.io signer (91 days for others), a known key type.
+func TestValidatePodCertificates(t *testing.T) {
+	vol := func(signer, key string, secs int32) corev1.Volume {
+		return corev1.Volume{Name: "v", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+			Sources: []corev1.VolumeProjection{{PodCertificate: &corev1.PodCertificateProjection{
+				SignerName: signer, KeyType: key, MaxExpirationSeconds: &secs, CredentialBundlePath: "b"}}}}}}
+	}
+	for _, tt := range []struct {
+		v    corev1.Volume
+		want string // "" valid
+	}{
+		{vol("example.com/spiffe", "ED25519", 3600), ""},
+		{vol("example.com/spiffe", "ED25519", 91*24*3600), ""},
+		{vol("example.com/spiffe", "ED25519", 1800), "must be >= 3600"},
+		{vol("example.com/spiffe", "ED25519", 92*24*3600), "must be <= 7862400"},
+		{vol("kubernetes.io/kube-apiserver-client-pod", "ECDSAP256", 25*3600), "must be <= 86400"},
+		{vol("example.com/spiffe", "DSA", 3600), `Unsupported value: "DSA"`},
+		{vol("", "ED25519", 3600), "signerName: Required value"},
+	} {
+		errs := validatePodCertificates([]corev1.Volume{tt.v}, field.NewPath("spec", "volumes"))
+		got := errs.ToAggregate()
+		switch {
+		case tt.want == "" && got != nil:
+			t.Errorf("%+v refused: %v", tt.v.Projected.Sources[0].PodCertificate, got)
+		case tt.want != "" && (got == nil || !strings.Contains(got.Error(), tt.want)):
+			t.Errorf("%+v: %v, want %q", tt.v.Projected.Sources[0].PodCertificate, got, tt.want)
+		}
 	}
 }

@@ -32,8 +32,8 @@ func validatePodTemplateSpec(t *corev1.PodTemplateSpec, path *field.Path) field.
 
 // validatePodSpec checks the spec of a pod or a pod template: containers
 // (at least one, each with a DNS-label name unique in the pod and an
-// image), the restart policy, and the sysctl names of its security
-// context.
+// image), the restart policy, the sysctl names of its security context
+// and its volumes' podCertificate projections.
 func validatePodSpec(sp *corev1.PodSpec, spec *field.Path) field.ErrorList {
 	errs := validateContainers(sp.Containers, spec.Child("containers"), true)
 	errs = append(errs, validateContainers(sp.InitContainers, spec.Child("initContainers"), false)...)
@@ -49,6 +49,7 @@ func validatePodSpec(sp *corev1.PodSpec, spec *field.Path) field.ErrorList {
 	if sc := sp.SecurityContext; sc != nil {
 		errs = append(errs, validateSysctls(sc.Sysctls, spec.Child("securityContext", "sysctls"))...)
 	}
+	errs = append(errs, validatePodCertificates(sp.Volumes, spec.Child("volumes"))...)
 	switch p := sp.RestartPolicy; p {
 	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
 	case "":
