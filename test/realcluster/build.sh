@@ -41,6 +41,18 @@ missing() {
 	done
 }
 
+# version_ldflags: the -X flags that stamp Kubernetes' version into a
+# binary, as its release builds do (e2e.test reads its own version, e.g.
+# for the Pod Security level of its fixtures).
+version_ldflags() {
+	local minor=${K8S_VERSION#v1.} v=k8s.io/component-base/version
+	minor=${minor%%.*}
+	echo "-X $v.gitVersion=$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor" \
+		"-X $v.gitTreeState=clean -X $v.buildDate=$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+		"-X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION" \
+		"-X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+}
+
 # throwaway DIR MODULE@VERSION: a module in DIR that requires MODULE@VERSION,
 # used to build commands whose own go.mod carries replace directives.
 throwaway() {
@@ -84,15 +96,8 @@ build_kubernetes() {
 		# the requirements for go mod; build with explicit packages.
 		sed -i '1i //go:build tools\n' tools.go
 		go get "${pkgs[@]/%/@$K8S_VERSION}" >/dev/null 2>&1
-		local date
-		date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-		local minor=${K8S_VERSION#v1.}
-		minor=${minor%%.*}
-		local v=k8s.io/component-base/version
-		local ld="-s -w -X $v.gitVersion=$K8S_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor"
-		ld+=" -X $v.gitTreeState=clean -X $v.buildDate=$date"
-		ld+=" -X k8s.io/client-go/pkg/version.gitVersion=$K8S_VERSION"
-		ld+=" -X k8s.io/client-go/pkg/version.gitMajor=1 -X k8s.io/client-go/pkg/version.gitMinor=$minor"
+		local ld
+		ld="-s -w $(version_ldflags)"
 		# One package per go build so that a finished binary is kept even if
 		# a later one is interrupted; the build cache makes the rest cheaper.
 		for c in "${cmds[@]}"; do
@@ -164,7 +169,9 @@ build_pause() {
 # build_conformance builds e2e.test and agnhost in a module of their own
 # (the test packages need requirements the commands' module does not).
 build_conformance() {
-	[[ -n $(missing e2e.test agnhost ginkgo) ]] || return 0
+	# e2e.test.versioned marks an e2e.test built with version_ldflags
+	# (earlier ones said v0.0).
+	[[ -n $(missing e2e.test agnhost ginkgo) || ! -f $BIN/e2e.test.versioned ]] || return 0
 	log "conformance $K8S_VERSION: e2e.test agnhost ginkgo"
 	local dir=$ROOT/src/e2e
 	throwaway "$dir"
@@ -174,9 +181,10 @@ build_conformance() {
 		go get "k8s.io/kubernetes/test/e2e/...@$K8S_VERSION" "k8s.io/kubernetes/test/images/agnhost/...@$K8S_VERSION" \
 			"k8s.io/sample-apiserver@$STAGING_VERSION" >/dev/null 2>&1
 		local start=$SECONDS
-		if [[ ! -x $BIN/e2e.test ]]; then
-			go test -c -trimpath -o "$BIN/e2e.test.tmp" k8s.io/kubernetes/test/e2e
+		if [[ ! -x $BIN/e2e.test || ! -f $BIN/e2e.test.versioned ]]; then
+			go test -c -trimpath -ldflags "$(version_ldflags)" -o "$BIN/e2e.test.tmp" k8s.io/kubernetes/test/e2e
 			mv "$BIN/e2e.test.tmp" "$BIN/e2e.test"
+			touch "$BIN/e2e.test.versioned"
 		fi
 		if [[ ! -x $BIN/agnhost ]]; then
 			go build -trimpath -ldflags "-s -w" -o "$BIN/agnhost.tmp" k8s.io/kubernetes/test/images/agnhost
