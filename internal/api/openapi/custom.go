@@ -28,21 +28,38 @@ func defineCustom(b *schemaBuilder, k Kind) (object, list string, err error) {
 	for name, p := range k.Schema.Properties {
 		obj.Properties[name] = p
 	}
-	obj.Properties["apiVersion"] = *spec.StringProperty()
-	obj.Properties["kind"] = *spec.StringProperty()
-	obj.Properties["metadata"] = *refSchema(meta)
+	apiVersion, kind := typeMetaProperties()
+	obj.Properties["apiVersion"], obj.Properties["kind"] = apiVersion, kind
+	obj.Properties["metadata"] = *described(refSchema(meta),
+		"Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata")
 	obj.AddExtension("x-kubernetes-group-version-kind", []schemaGVK{{k.Group, k.Kind, k.Version}})
 	b.defs[prefix+k.Kind] = &obj
 
-	items := spec.ArrayProperty(refSchema(refTo(prefix + k.Kind)))
+	items := described(spec.ArrayProperty(refSchema(refTo(prefix+k.Kind))),
+		"List of "+k.Resource+". More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md")
 	l := &spec.Schema{SchemaProps: spec.SchemaProps{Type: []string{"object"}, Required: []string{"items"},
 		Properties: map[string]spec.Schema{
-			"apiVersion": *spec.StringProperty(), "kind": *spec.StringProperty(),
-			"items": *items, "metadata": *refSchema(listMeta),
+			"apiVersion": apiVersion, "kind": kind, "items": *items,
+			"metadata": *described(refSchema(listMeta),
+				"Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"),
 		}}}
 	l.AddExtension("x-kubernetes-group-version-kind", []schemaGVK{{k.Group, k.ListKind, k.Version}})
 	b.defs[prefix+k.ListKind] = l
 	return refTo(prefix + k.Kind), refTo(prefix + k.ListKind), nil
+}
+
+// typeMetaProperties are apiVersion and kind with TypeMeta's
+// descriptions, as kube publishes them for custom resources (kubectl
+// explain prints them).
+func typeMetaProperties() (apiVersion, kind spec.Schema) {
+	doc := metav1.TypeMeta{}.SwaggerDoc()
+	return *described(spec.StringProperty(), doc["apiVersion"]), *described(spec.StringProperty(), doc["kind"])
+}
+
+// described sets s's description and returns s.
+func described(s *spec.Schema, description string) *spec.Schema {
+	s.Description = description
+	return s
 }
 
 func refSchema(ref string) *spec.Schema {
