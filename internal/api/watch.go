@@ -378,6 +378,7 @@ func (ww *watchWriter) eventWith(typ string, obj *kv.Object, tw *tableWriter) {
 func (ww *watchWriter) appendObject(b []byte, obj *kv.Object, tw *tableWriter) []byte {
 	switch {
 	case tw != nil:
+		tw.now = ww.s.cfg.Now() // ages as of this event, not of the watch's start
 		b = tw.appendHeader(b, obj.RV, "", 0, !ww.columns)
 		ww.columns = true
 		return tw.appendTrailer(tw.appendRow(b, obj, false))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -258,5 +259,29 @@ func TestWatchProtobuf(t *testing.T) {
 			t.Errorf("bookmark %#v", cm)
 		}
 		break
+	}
+}
+
+// A Table watch renders each event's ages at the time of the event: an
+// object created ten minutes into the watch is 0s old, not "<invalid>"
+// (an age measured from the watch's start).
+func TestWatchTableAgeAtEvent(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	s := newReadServer(t, func(c *api.Config) { c.Now = clock })
+	rv := s.create(t, "/api/v1/namespaces/read/configmaps", configMapBody("before"))
+	w := s.watch(t, "/api/v1/namespaces/read/configmaps?watch=1&resourceVersion="+rv,
+		"application/json;as=Table;v=v1;g=meta.k8s.io")
+	mu.Lock()
+	now = now.Add(10 * time.Minute)
+	mu.Unlock()
+	s.create(t, "/api/v1/namespaces/read/configmaps", configMapBody("later"))
+	var tb metav1.Table
+	if err := json.Unmarshal(w.nextOf("ADDED").Object, &tb); err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Rows) != 1 || fmt.Sprint(tb.Rows[0].Cells) != "[later 1 0s]" {
+		t.Errorf("row %+v, want [later 1 0s]", tb.Rows)
 	}
 }
