@@ -36,8 +36,11 @@ const errNodePortAllocated = "provided port is already allocated"
 // admitServiceCreate allocates the node ports (and health check node port)
 // of a new service.
 func (s *Server) admitServiceCreate(ctx context.Context, svc *corev1.Service) error {
-	used, err := s.usedNodePorts(ctx, svc)
+	used, ips, err := s.serviceAllocations(ctx, svc)
 	if err != nil {
+		return err
+	}
+	if err := allocFreeClusterIP(svc, nil, ips); err != nil {
 		return err
 	}
 	return allocNodePorts(svc, nil, used)
@@ -49,11 +52,11 @@ func (s *Server) admitServiceCreate(ctx context.Context, svc *corev1.Service) er
 func (s *Server) admitServiceUpdate(ctx context.Context, svc, old *corev1.Service) error {
 	dropTypeDependentFields(svc, old)
 	patchAllocatedValues(svc, old)
-	if needsClusterIP(svc) {
-		allocClusterIP(&svc.Spec)
-	}
-	used, err := s.usedNodePorts(ctx, svc)
+	used, ips, err := s.serviceAllocations(ctx, svc)
 	if err != nil {
+		return err
+	}
+	if err := allocFreeClusterIP(svc, old, ips); err != nil {
 		return err
 	}
 	return allocNodePorts(svc, old, used)
@@ -79,14 +82,14 @@ func prepareServiceUpdate(obj, _ runtime.Object) {
 	}
 }
 
-// usedNodePorts returns the node ports held by the stored services other
-// than svc.
-func (s *Server) usedNodePorts(ctx context.Context, svc *corev1.Service) (map[int32]bool, error) {
+// serviceAllocations returns the node ports and cluster IPs held by the
+// stored services other than svc.
+func (s *Server) serviceAllocations(ctx context.Context, svc *corev1.Service) (map[int32]bool, map[string]bool, error) {
 	l, err := s.store.List(ctx, "services", "", false)
 	if err != nil {
-		return nil, fmt.Errorf("failed to list services: %w", err)
+		return nil, nil, fmt.Errorf("failed to list services: %w", err)
 	}
-	used := map[int32]bool{}
+	used, ips := map[int32]bool{}, map[string]bool{}
 	l.Range("", func(o *kv.Object) bool {
 		md := gjson.GetBytes(o.Raw, "metadata")
 		if md.Get("namespace").Str == svc.Namespace && md.Get("name").Str == svc.Name {
@@ -99,9 +102,48 @@ func (s *Server) usedNodePorts(ctx context.Context, svc *corev1.Service) (map[in
 		if hc := spec.Get("healthCheckNodePort").Int(); hc != 0 {
 			used[int32(hc)] = true
 		}
+		for _, ip := range spec.Get("clusterIPs").Array() {
+			ips[ip.Str] = true
+		}
+		if ip := spec.Get("clusterIP").Str; ip != "" {
+			ips[ip] = true
+		}
 		return true
 	})
-	return used, nil
+	delete(ips, corev1.ClusterIPNone)
+	return used, ips, nil
+}
+
+// allocFreeClusterIP gives a service that needs a cluster IP one no other
+// service holds (ips), or refuses the one it asks for when another holds
+// it (422, kube's allocator message); svc's own in old stay its own.
+func allocFreeClusterIP(svc, old *corev1.Service, ips map[string]bool) error {
+	if !needsClusterIP(svc) {
+		return nil
+	}
+	sp := &svc.Spec
+	asked := sp.ClusterIPs
+	if len(asked) == 0 && sp.ClusterIP != "" {
+		asked = []string{sp.ClusterIP}
+	}
+	for _, ip := range asked {
+		if ip == corev1.ClusterIPNone || !ips[ip] || old != nil && slices.Contains(old.Spec.ClusterIPs, ip) {
+			continue
+		}
+		return apierrors.NewInvalid(corev1.SchemeGroupVersion.WithKind("Service").GroupKind(), svc.Name,
+			field.ErrorList{field.Invalid(field.NewPath("spec", "clusterIPs"), asked,
+				"failed to allocate IP "+ip+": provided IP is already allocated")})
+	}
+	for try := 0; len(asked) == 0 && sp.ClusterIP == ""; try++ {
+		if try == 1<<16 { // of 2^20 addresses
+			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
+		}
+		if ip := randomClusterIP(); !ips[ip] {
+			sp.ClusterIP = ip
+		}
+	}
+	allocClusterIP(sp)
+	return nil
 }
 
 // allocNodePorts gives every port of svc that needs one a node port
