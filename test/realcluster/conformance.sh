@@ -54,7 +54,8 @@ source "$STATE/env"
 # a user and a group, coredns and the tools the tests exec in it (dig,
 # curl, nc, ip, bash, socat, iperf). Here: the agnhost binary, busybox's
 # applets, and those tools copied from Debian's packages with the shared
-# libraries they load. The e2e busybox image gets bash as /bin/sh:
+# libraries they load, and bash as /bin/sh (below). The e2e busybox image
+# gets bash as /bin/sh too:
 # busybox's and dash's sh drop environment variables whose names are not
 # shell names (ConfigMap keys like data-1 that the tests pass with
 # envFrom), bash passes them on, as the real busybox image's sh does.
@@ -101,6 +102,10 @@ for b in /usr/bin/dig /usr/bin/nslookup /usr/bin/host /usr/bin/curl /usr/bin/nc.
 	add_bin "$ctx" "$b"
 done
 [[ -L $ctx/usr/bin/nc ]] || ln -sfn nc.openbsd "$ctx/usr/bin/nc"
+# Alpine's sh finds nc, ip, … on PATH; Debian's busybox sh runs its own
+# applets first (its nc has no -v: the Services tests' "nc -v -t -w 2"
+# fails), so sh is bash here.
+[[ $(readlink "$ctx/bin/sh") == /usr/bin/bash ]] || ln -sfn /usr/bin/bash "$ctx/bin/sh"
 # The StatefulSet tests' readiness probe fetches /localhost.crt from
 # agnhost's test-webserver; porter serves TLS with the pair.
 if [[ ! -f $ctx/localhost.crt ]]; then
