@@ -87,20 +87,42 @@ func (s *Server) csrAdmit(ctx context.Context, a *writeAttrs) error {
 }
 
 // keepApproval: a status update keeps the Approved and Denied conditions
-// as they are (the approval subresource changes them).
+// as they are (the approval subresource changes them). Like kube's
+// preserveConditionInstances, when the update has as many of a type as
+// the stored object, the stored ones are put back in its places, so the
+// order the client sent stays; otherwise the update's are dropped and the
+// stored ones appended.
 func keepApproval(csr, old *certificatesv1.CertificateSigningRequest) {
-	var out []certificatesv1.CertificateSigningRequestCondition
-	for _, c := range csr.Status.Conditions {
-		if c.Type != certificatesv1.CertificateApproved && c.Type != certificatesv1.CertificateDenied {
-			out = append(out, c)
+	for _, t := range []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved, certificatesv1.CertificateDenied} {
+		at, was := conditionIndices(csr, t), conditionIndices(old, t)
+		if len(at) == len(was) {
+			for i, j := range at {
+				csr.Status.Conditions[j] = old.Status.Conditions[was[i]]
+			}
+			continue
+		}
+		kept := csr.Status.Conditions[:0:0]
+		for _, c := range csr.Status.Conditions {
+			if c.Type != t {
+				kept = append(kept, c)
+			}
+		}
+		for _, j := range was {
+			kept = append(kept, old.Status.Conditions[j])
+		}
+		csr.Status.Conditions = kept
+	}
+}
+
+// conditionIndices returns where csr's conditions of type t are.
+func conditionIndices(csr *certificatesv1.CertificateSigningRequest, t certificatesv1.RequestConditionType) []int {
+	var out []int
+	for i, c := range csr.Status.Conditions {
+		if c.Type == t {
+			out = append(out, i)
 		}
 	}
-	for _, c := range old.Status.Conditions {
-		if c.Type == certificatesv1.CertificateApproved || c.Type == certificatesv1.CertificateDenied {
-			out = append(out, c)
-		}
-	}
-	csr.Status.Conditions = out
+	return out
 }
 
 // approvalChanged reports whether the Approved or Denied conditions differ.
