@@ -7,9 +7,10 @@
 #   2. up.sh [--litek8s] unless the harness is up in the same mode;
 #   3. images: agnhost 2.66.1 and 2.55 (the agnhost binary, busybox's
 #      applets, coredns, a TLS pair, the image's user and group, and the
-#      tools the tests exec in it — dig, curl, nc, ip, bash, socat, iperf —
-#      copied from Debian's packages with their libraries), busybox
-#      1.37.0-2 (busybox's applets with bash as sh) and pause 3.10.2 (the
+#      tools the tests exec in it — dig, getent, curl, nc, ip, bash, socat,
+#      iperf — copied from Debian's packages with their libraries; also
+#      tagged glibc-dns-testing 2.1.1), busybox 1.37.0-2 (busybox's applets
+#      with bash as sh) and pause 3.10.2 (the
 #      harness's own, retagged), nginx 1.27.0-2 and 1.28.0-2 (Debian's nginx
 #      serving a page on port 80); the other images the suite names are not
 #      built, and the tests that need them fail on image pull errors;
@@ -98,7 +99,7 @@ cp -p "$BIN/agnhost" "$ctx/agnhost"
 [[ -d $ctx/bin ]] || cp -a "$IMAGES/busybox/bin" "$ctx/bin"
 cp -p "$BIN/coredns" "$ctx/coredns"
 for b in /usr/bin/dig /usr/bin/nslookup /usr/bin/host /usr/bin/curl /usr/bin/nc.openbsd /usr/bin/bash \
-	/usr/bin/socat /usr/bin/iperf /usr/sbin/ip; do
+	/usr/bin/socat /usr/bin/iperf /usr/sbin/ip /usr/bin/getent; do
 	add_bin "$ctx" "$b"
 done
 [[ -L $ctx/usr/bin/nc ]] || ln -sfn nc.openbsd "$ctx/usr/bin/nc"
@@ -194,6 +195,9 @@ tag() { ctr_ images tag --force "$1" "$2" >/dev/null; }
 e2e=registry.k8s.io/e2e-test-images
 tag localhost/litek8s-realcluster/agnhost:latest "$e2e/agnhost:2.66.1"
 tag localhost/litek8s-realcluster/agnhost:latest "$e2e/agnhost:2.55"
+# The DNS tests' glibc querier runs getent and dig in glibc-dns-testing:
+# agnhost here is glibc-based and has both.
+tag localhost/litek8s-realcluster/agnhost:latest "$e2e/glibc-dns-testing:2.1.1"
 tag localhost/litek8s-realcluster/e2e-busybox:latest "$e2e/busybox:1.37.0-2"
 tag localhost/litek8s-realcluster/nginx:latest "$e2e/nginx:1.27.0-2"
 tag localhost/litek8s-realcluster/nginx:latest "$e2e/nginx:1.28.0-2"
