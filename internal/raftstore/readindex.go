@@ -105,6 +105,9 @@ func newReadIndexer(fetch func(context.Context) (uint64, error)) *readIndexer {
 }
 
 func (r *readIndexer) get(ctx context.Context) (uint64, error) {
+	if err := ctx.Err(); err != nil { // a round may end before select sees ctx
+		return 0, err
+	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

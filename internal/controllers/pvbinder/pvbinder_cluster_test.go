@@ -175,6 +175,11 @@ func TestBinding(t *testing.T) {
 	createPV(t, cs, "unlabelled", "1Gi", labelled("tier", "slow"))
 	createPV(t, cs, "big", "5Gi")
 	createPV(t, cs, "fits", "2Gi")
+	// The binder chooses among the volumes it has seen: wait until it has
+	// marked every one Available, or it may bind "big" before "fits" arrives.
+	for _, name := range []string{"small", "other-class", "rwx-only", "unlabelled", "big", "fits"} {
+		waitVolumePhase(t, cs, name, corev1.VolumeAvailable)
+	}
 	createClaim(t, cs, "data", "1Gi", func(c *corev1.PersistentVolumeClaim) {
 		c.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 			Key: "tier", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"slow"}}}}
