@@ -30,9 +30,19 @@ func deletesOf(c *membertest.Cluster) map[int]uint64 {
 
 // stopLeader stops the leader and returns its index and the deletions its
 // garbage collector made since before.
-func stopLeader(t *testing.T, c *membertest.Cluster, before map[int]uint64) (int, uint64) {
+// It never stops member keep (the one the test talks to): if keep leads, leadership moves first.
+func stopLeader(t *testing.T, c *membertest.Cluster, before map[int]uint64, keep int) (int, uint64) {
 	t.Helper()
 	l := c.WaitLeader()
+	if l == keep { // an election under load made the test's member the leader: move it away
+		to := fmt.Sprintf("m%d", (keep+1)%c.N())
+		if _, err := c.Member(l).Store().TransferLeadership(t.Context(), to); err != nil {
+			t.Fatalf("transfer leadership from the test's member m%d to %s: %v", l, to, err)
+		}
+		if l = c.WaitLeader(); l == keep {
+			t.Fatalf("m%d still leads after a transfer to %s", l, to)
+		}
+	}
 	m := c.Member(l)
 	c.Stop(l)
 	// Until the others know the new leader, their consistent reads fail.
@@ -64,12 +74,15 @@ func TestGarbageCollectorLeaderChange(t *testing.T) {
 	c := membertest.StartCluster(t, 3)
 	// follower returns a fixture on a member that does not lead (the
 	// tests' clients and watches must stay up when the leader stops).
-	follower := func(t *testing.T) *fixture {
-		return newFixtureOn(t, c, (c.WaitLeader()+1)%3)
+	// follower returns a fixture on a member that is not leading now, and
+	// that member's index (stopLeader keeps it running).
+	follower := func(t *testing.T) (*fixture, int) {
+		i := (c.WaitLeader() + 1) % 3
+		return newFixtureOn(t, c, i), i
 	}
 
 	t.Run("foreground waiting for finalizers", func(t *testing.T) {
-		f := follower(t)
+		f, fi := follower(t)
 		ns := f.namespace(t, "gc-lc-fg")
 		rec := f.record(t, ns, configmapsGVR)
 		before := deletesOf(c)
@@ -107,7 +120,7 @@ func TestGarbageCollectorLeaderChange(t *testing.T) {
 			}
 			return nil
 		})
-		old, oldDeletes := stopLeader(t, c, before)
+		old, oldDeletes := stopLeader(t, c, before, fi)
 		defer c.Restart(old)
 		mustStay(t, "owner (waits for the held dependents)", f.getCM(ns, "owner"))
 
@@ -133,7 +146,7 @@ func TestGarbageCollectorLeaderChange(t *testing.T) {
 	})
 
 	t.Run("background in flight", func(t *testing.T) {
-		f := follower(t)
+		f, fi := follower(t)
 		ns := f.namespace(t, "gc-lc-bg")
 		rec := f.record(t, ns, configmapsGVR)
 		owner := f.configMap(t, ns, "owner")
@@ -158,7 +171,7 @@ func TestGarbageCollectorLeaderChange(t *testing.T) {
 			}
 			return nil
 		})
-		l, stopped := stopLeader(t, c, before)
+		l, stopped := stopLeader(t, c, before, fi)
 		defer c.Restart(l)
 		t.Logf("leader %d stopped with %d of %d dependents left", l, left(), n)
 		membertest.Eventually(t, 30*time.Second, func() error {
