@@ -145,6 +145,9 @@ func TestMetricsCluster(t *testing.T) {
 		cfg.Metrics = regs[cfg.ID]
 		cfg.LagReportInterval = 50 * time.Millisecond
 		cfg.ResyncLagEntries = 0 // only when asked
+		// Every check below assumes one leader throughout: timings that
+		// a loaded machine does not turn into an election.
+		cfg.HeartbeatTimeout, cfg.ElectionTimeout, cfg.LeaderLeaseTimeout = time.Second, time.Second, 500*time.Millisecond
 	})
 	l := c.WaitLeader()
 	f := (l + 1) % 3
