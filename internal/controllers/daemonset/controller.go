@@ -55,7 +55,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		creates:   workload.NewExpectations(), deletes: workload.NewExpectations(),
 		failed: flowcontrol.NewBackOff(cfg.FailedPodBackoff, cfg.FailedPodMaxBackoff),
 		log:    kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	dsInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },

@@ -49,7 +49,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		deps: appslisters.NewDeploymentLister(f.Deployments().GetIndexer()),
 		sets: appslisters.NewStatefulSetLister(f.StatefulSets().GetIndexer()),
 	}
-	c.loop = kit.NewLoop(kc, controllerName, cfg.Workers, cfg.RetryBase, cfg.RetryMax, c.sync)
+	c.loop = kit.NewLoop(kc, controllerName, cfg.LoopConfig, c.sync)
 	pdbInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },

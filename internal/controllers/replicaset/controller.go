@@ -3,8 +3,8 @@ package replicaset
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,25 +23,26 @@ const Name = "replicaset-controller"
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
-	// Workers is the number of ReplicaSets synced at once (kube's
-	// --concurrent-replicaset-syncs).
-	Workers int
+	// LoopConfig: Workers is the number of ReplicaSets synced at once (kube's
+	// --concurrent-replicaset-syncs);
+	// RetryBase and RetryMax bound the per-ReplicaSet backoff of failed syncs.
+	kit.LoopConfig
 	// BurstReplicas is the most pods created or deleted in one sync.
 	BurstReplicas int
-	// RetryBaseDelay and RetryMaxDelay bound the per-ReplicaSet backoff
-	// of failed syncs.
-	RetryBaseDelay, RetryMaxDelay time.Duration
 }
 
 // DefaultConfig returns kube's defaults.
 func DefaultConfig() Config {
-	return Config{Workers: 5, BurstReplicas: 500, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 30 * time.Second}
+	return Config{LoopConfig: kit.DefaultLoopConfig(5), BurstReplicas: 500}
 }
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
-	if c.Workers <= 0 || c.BurstReplicas <= 0 || c.RetryBaseDelay <= 0 || c.RetryMaxDelay < c.RetryBaseDelay {
-		return errors.New("replicaset: Workers and BurstReplicas must be positive, retry delays positive and ordered")
+	if err := c.LoopConfig.Validate(); err != nil {
+		return fmt.Errorf("replicaset: %w", err)
+	}
+	if c.BurstReplicas <= 0 {
+		return errors.New("replicaset: BurstReplicas must be positive")
 	}
 	return nil
 }
@@ -66,7 +67,7 @@ func newController(kc *kit.Context, cfg Config, src *source) *controller {
 	c := &controller{cfg: cfg, client: kc.Client(src.name), events: kc.Recorder(src.name), src: src,
 		pods: corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		exp:  workload.NewExpectations(), log: kc.Log.With("controller", src.name)}
-	c.loop = kit.NewLoop(kc, src.name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, src.name, cfg.LoopConfig, c.sync)
 	src.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },

@@ -51,7 +51,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		written: newWritten([numResources]cache.Store{podsResource: pods.GetIndexer(), claimsResource: claims.GetIndexer(),
 			setsResource: sets.GetIndexer(), revisionsResource: revs.GetIndexer()}),
 		log: kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	sets.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
