@@ -76,14 +76,10 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	})
 	kc.Informers.Jobs().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.jobChanged,
-		UpdateFunc: func(old, cur any) {
-			o, j := old.(*batchv1.Job), cur.(*batchv1.Job)
-			if o.ResourceVersion == j.ResourceVersion {
-				return
-			}
+		UpdateFunc: kit.OnUpdate(func(o, j *batchv1.Job) {
 			c.jobChanged(o)
 			c.jobChanged(j)
-		},
+		}),
 		DeleteFunc: c.jobChanged,
 	})
 	return c

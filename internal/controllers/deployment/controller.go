@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/litek8s/litek8s/internal/controllers/kit"
+	"github.com/litek8s/litek8s/internal/controllers/workload"
 )
 
 // Name is kube's name of the controller; its writes use it as client name.
@@ -103,12 +104,7 @@ func (c *controller) rsChanged(obj any) {
 		return
 	}
 	ds, _ := c.dLister.Deployments(rs.Namespace).List(labels.Everything())
-	for _, d := range ds {
-		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
-			c.loop.Enqueue(d)
-		}
-	}
+	workload.EnqueueSelecting(ds, func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector }, rs.Labels, c.loop.Enqueue)
 }
 
 // podDeleted enqueues the Recreate Deployment whose old pod went.

@@ -62,17 +62,13 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 				c.watchStale(pod)
 			}
 		},
-		UpdateFunc: func(old, cur any) {
-			o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
-			if o.ResourceVersion == p.ResourceVersion {
-				return
-			}
-			c.podChanged(cur)
+		UpdateFunc: kit.OnUpdate(func(o, p *corev1.Pod) {
+			c.podChanged(p)
 			c.watchStale(p)
 			if o.Namespace == p.Namespace && !sameLabels(o.Labels, p.Labels) {
-				c.podChanged(old) // a budget that no longer selects it
+				c.podChanged(o) // a budget that no longer selects it
 			}
-		},
+		}),
 		DeleteFunc: c.podChanged,
 	})
 	return c

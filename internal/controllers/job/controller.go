@@ -82,11 +82,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 				c.enqueueMatching(pod)
 			}
 		},
-		UpdateFunc: func(old, cur any) {
-			o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
-			if o.ResourceVersion == p.ResourceVersion {
-				return
-			}
+		UpdateFunc: kit.OnUpdate(func(o, p *corev1.Pod) {
 			if p.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
 				c.podGone(p)
 			}
@@ -98,7 +94,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 			if metav1.GetControllerOfNoCopy(p) == nil {
 				c.enqueueMatching(p)
 			}
-		},
+		}),
 		DeleteFunc: func(obj any) {
 			if pod, ok := kit.Tombstone[*corev1.Pod](obj); ok {
 				c.podGone(pod)
@@ -133,10 +129,5 @@ func (c *controller) podGone(pod *corev1.Pod) {
 
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
 	jobs, _ := c.jobs.Jobs(pod.Namespace).List(labels.Everything())
-	for _, j := range jobs {
-		sel, err := metav1.LabelSelectorAsSelector(j.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			c.loop.Enqueue(j)
-		}
-	}
+	workload.EnqueueSelecting(jobs, func(j *batchv1.Job) *metav1.LabelSelector { return j.Spec.Selector }, pod.Labels, c.loop.Enqueue)
 }

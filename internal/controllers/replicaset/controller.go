@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -80,7 +81,7 @@ func newController(kc *kit.Context, cfg Config, src *source) *controller {
 	})
 	kc.Informers.Pods().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.addPod,
-		UpdateFunc: c.updatePod,
+		UpdateFunc: kit.OnUpdate(c.updatePod),
 		DeleteFunc: c.deletePod,
 	})
 	return c
@@ -109,12 +110,7 @@ func (c *controller) owner(pod *corev1.Pod) string {
 // orphan pod: one of them may adopt it.
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
 	rss, _ := c.src.list(pod.Namespace)
-	for _, rs := range rss {
-		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			c.loop.Enqueue(rs)
-		}
-	}
+	workload.EnqueueSelecting(rss, func(rs *appsv1.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector }, pod.Labels, c.loop.Enqueue)
 }
 
 func (c *controller) addPod(obj any) {
@@ -133,11 +129,7 @@ func (c *controller) addPod(obj any) {
 	}
 }
 
-func (c *controller) updatePod(old, cur any) {
-	o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
-	if o.ResourceVersion == p.ResourceVersion {
-		return
-	}
+func (c *controller) updatePod(o, p *corev1.Pod) {
 	if p.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
 		c.deletePod(p) // deleted gracefully: it no longer counts
 		return
