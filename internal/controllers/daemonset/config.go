@@ -11,8 +11,8 @@ import (
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
 	// LoopConfig: Workers is the number of DaemonSets synced at once (kube's
-	// --concurrent-daemonset-syncs);
-	// RetryBase and RetryMax bound the per-DaemonSet backoff of failed syncs.
+	// --concurrent-daemonset-syncs); RetryBase and RetryMax bound the
+	// per-DaemonSet backoff of failed syncs.
 	kit.LoopConfig
 	// BurstReplicas is the most pods created or deleted in one sync.
 	BurstReplicas int

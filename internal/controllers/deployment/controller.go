@@ -29,9 +29,9 @@ var (
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
-	// LoopConfig: Workers is the number of Deployments synced at once (kube's
-	// --concurrent-deployment-syncs);
-	// RetryBase and RetryMax bound the per-Deployment backoff of failed syncs.
+	// LoopConfig: Workers is the number of Deployments synced at once
+	// (kube's --concurrent-deployment-syncs); RetryBase and RetryMax bound
+	// the per-Deployment backoff of failed syncs.
 	kit.LoopConfig
 }
 

@@ -27,8 +27,8 @@ var kind = batchv1.SchemeGroupVersion.WithKind("Job")
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
 	// LoopConfig: Workers is the number of Jobs synced at once (kube's
-	// --concurrent-job-syncs);
-	// RetryBase and RetryMax bound the per-Job backoff of failed syncs.
+	// --concurrent-job-syncs); RetryBase and RetryMax bound the per-Job
+	// backoff of failed syncs.
 	kit.LoopConfig
 }
 

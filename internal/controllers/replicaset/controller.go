@@ -24,9 +24,9 @@ const Name = "replicaset-controller"
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
-	// LoopConfig: Workers is the number of ReplicaSets synced at once (kube's
-	// --concurrent-replicaset-syncs);
-	// RetryBase and RetryMax bound the per-ReplicaSet backoff of failed syncs.
+	// LoopConfig: Workers is the number of ReplicaSets synced at once
+	// (kube's --concurrent-replicaset-syncs); RetryBase and RetryMax bound
+	// the per-ReplicaSet backoff of failed syncs.
 	kit.LoopConfig
 	// BurstReplicas is the most pods created or deleted in one sync.
 	BurstReplicas int

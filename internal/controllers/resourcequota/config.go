@@ -11,8 +11,8 @@ import (
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
 	// LoopConfig: Workers is the number of quotas synced at once (kube's
-	// --concurrent-resource-quota-syncs);
-	// RetryBase and RetryMax bound the per-quota backoff of failed syncs.
+	// --concurrent-resource-quota-syncs); RetryBase and RetryMax bound the
+	// per-quota backoff of failed syncs.
 	kit.LoopConfig
 	// ResyncPeriod is how often every quota is recomputed (kube's
 	// --resource-quota-sync-period).

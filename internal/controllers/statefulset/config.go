@@ -8,9 +8,9 @@ import (
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
-	// LoopConfig: Workers is the number of StatefulSets synced at once (kube's
-	// --concurrent-statefulset-syncs);
-	// RetryBase and RetryMax bound the per-StatefulSet backoff of failed syncs.
+	// LoopConfig: Workers is the number of StatefulSets synced at once
+	// (kube's --concurrent-statefulset-syncs); RetryBase and RetryMax bound
+	// the per-StatefulSet backoff of failed syncs.
 	kit.LoopConfig
 }
 
