@@ -12,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -106,29 +105,7 @@ func (f *fixture) configMap(t *testing.T, ns, name string, owners ...metav1.Owne
 // waitGone waits until get answers 404.
 func waitGone(t *testing.T, what string, get func(ctx context.Context) error) {
 	t.Helper()
-	membertest.Eventually(t, 20*time.Second, func() error {
-		err := get(t.Context())
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil
-		case err != nil:
-			return err
-		}
-		return fmt.Errorf("%s still exists", what)
-	})
-}
-
-// mustStay checks that get keeps finding the object for a while (the
-// garbage collector had the time to act on it).
-func mustStay(t *testing.T, what string, get func(ctx context.Context) error) {
-	t.Helper()
-	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) {
-		if err := get(t.Context()); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	membertest.WaitGone(t, 20*time.Second, what, get)
 }
 
 func (f *fixture) getCM(ns, name string) func(ctx context.Context) error {

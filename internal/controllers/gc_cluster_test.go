@@ -69,7 +69,7 @@ func (f *fixture) testBackground(t *testing.T) {
 
 	waitGone(t, "never-owned", f.getCM(ns, "never-owned"))
 	waitGone(t, "cross-namespace", f.getCM(ns, "cross-namespace"))
-	mustStay(t, "dep-1 (its owner exists)", f.getCM(ns, "dep-1"))
+	membertest.MustStay(t, "dep-1 (its owner exists)", f.getCM(ns, "dep-1"))
 
 	bg := metav1.DeletePropagationBackground
 	if err := f.cs.CoreV1().ConfigMaps(ns).Delete(t.Context(), "owner", metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil {
@@ -98,8 +98,8 @@ func (f *fixture) testBackground(t *testing.T) {
 		}
 		return nil
 	})
-	mustStay(t, "keeper", f.getCM(ns, "keeper"))
-	mustStay(t, "the owner in the other namespace", f.getCM(other, "owner"))
+	membertest.MustStay(t, "keeper", f.getCM(ns, "keeper"))
+	membertest.MustStay(t, "the owner in the other namespace", f.getCM(other, "owner"))
 	// Nothing deleted twice: one DELETE per object that had to go.
 	if got := f.gcDeletes() - deletes; got != 6 {
 		t.Errorf("the garbage collector deleted %d objects, want 6 (never-owned, cross-namespace, dep-1, dep-2, dep-secret, dep-pod)", got)
@@ -187,7 +187,7 @@ func (f *fixture) testOrphan(t *testing.T) {
 			t.Errorf("%s: owners %v, want %v", name, got, uids)
 		}
 	}
-	mustStay(t, "dep-1", f.getCM(ns, "dep-1"))
+	membertest.MustStay(t, "dep-1", f.getCM(ns, "dep-1"))
 	if got := f.gcDeletes() - deletes; got != 0 {
 		t.Errorf("the garbage collector deleted %d objects, want none", got)
 	}
@@ -232,7 +232,7 @@ func (f *fixture) testCustomResources(t *testing.T) {
 	f.configMap(t, ns, "cm-of-widget", ref("gc.example.com/v1", "Widget", owner, true))
 	cmOwner := f.configMap(t, ns, "cm-owner")
 	widget("widget-of-cm", cmRef(cmOwner))
-	mustStay(t, "cm-of-widget", f.getCM(ns, "cm-of-widget"))
+	membertest.MustStay(t, "cm-of-widget", f.getCM(ns, "cm-of-widget"))
 
 	if err := f.dyn.Resource(widgetsGVR).Namespace(ns).Delete(t.Context(), "owner", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -265,7 +265,7 @@ func (f *fixture) testCustomResources(t *testing.T) {
 		}
 		return nil
 	})
-	mustStay(t, "fg-owner (waits for held)", getWidget("fg-owner"))
+	membertest.MustStay(t, "fg-owner (waits for held)", getWidget("fg-owner"))
 	if _, err := f.cs.CoreV1().ConfigMaps(ns).Patch(t.Context(), "held", types.JSONPatchType,
 		[]byte(`[{"op":"remove","path":"/metadata/finalizers"}]`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
@@ -289,7 +289,7 @@ func (f *fixture) testClusterScoped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustStay(t, "dep", f.getCM(ns, "dep"))
+	membertest.MustStay(t, "dep", f.getCM(ns, "dep"))
 	if err := f.cs.RbacV1().ClusterRoles().Delete(t.Context(), "gc-owner", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +297,7 @@ func (f *fixture) testClusterScoped(t *testing.T) {
 	if err := f.cs.CoreV1().ConfigMaps(ns).Delete(t.Context(), "namespaced-owner", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	mustStay(t, "a cluster-scoped dependent of a namespaced owner", func(ctx context.Context) error {
+	membertest.MustStay(t, "a cluster-scoped dependent of a namespaced owner", func(ctx context.Context) error {
 		_, err := f.cs.RbacV1().ClusterRoles().Get(ctx, "gc-invalid-dep", metav1.GetOptions{})
 		return err
 	})

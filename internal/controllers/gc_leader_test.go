@@ -122,7 +122,7 @@ func TestGarbageCollectorLeaderChange(t *testing.T) {
 		})
 		old, oldDeletes := stopLeader(t, c, before, fi)
 		defer c.Restart(old)
-		mustStay(t, "owner (waits for the held dependents)", f.getCM(ns, "owner"))
+		membertest.MustStay(t, "owner (waits for the held dependents)", f.getCM(ns, "owner"))
 
 		// Their finalizers gone, the held dependents go; the new leader's
 		// collector sees it and lets the owner go.

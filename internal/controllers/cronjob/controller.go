@@ -2,20 +2,16 @@ package cronjob
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
-	"sync"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	batchlisters "k8s.io/client-go/listers/batch/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 
 	"github.com/litek8s/litek8s/internal/controllers/kit"
@@ -29,12 +25,10 @@ var kind = batchv1.SchemeGroupVersion.WithKind("CronJob")
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
-	// Workers is the number of CronJobs synced at once (kube's
-	// --concurrent-cron-job-syncs).
-	Workers int
-	// RetryBaseDelay and RetryMaxDelay bound the per-CronJob backoff of
-	// failed syncs.
-	RetryBaseDelay, RetryMaxDelay time.Duration
+	// LoopConfig: Workers is the number of CronJobs synced at once
+	// (kube's --concurrent-cron-job-syncs); RetryBase and RetryMax bound
+	// the per-CronJob backoff of failed syncs.
+	kit.LoopConfig
 	// Clock tells the time the schedules are compared with and measures
 	// the queue's delays (nil: the real clock). Tests pass a clock that
 	// runs faster, as kube's controller takes one for its tests.
@@ -43,13 +37,13 @@ type Config struct {
 
 // DefaultConfig returns kube's defaults.
 func DefaultConfig() Config {
-	return Config{Workers: 5, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 30 * time.Second}
+	return Config{LoopConfig: kit.DefaultLoopConfig(5)}
 }
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
-	if c.Workers <= 0 || c.RetryBaseDelay <= 0 || c.RetryMaxDelay < c.RetryBaseDelay {
-		return errors.New("cronjob: Workers must be positive, retry delays positive and ordered")
+	if err := c.LoopConfig.Validate(); err != nil {
+		return fmt.Errorf("cronjob: %w", err)
 	}
 	return nil
 }
@@ -60,8 +54,7 @@ type controller struct {
 	cronJobs batchlisters.CronJobLister
 	jobs     batchlisters.JobLister
 	clock    clock.WithTicker
-	queue    workqueue.TypedRateLimitingInterface[string]
-	workers  int
+	loop     *kit.Loop
 	log      *slog.Logger
 }
 
@@ -71,29 +64,22 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	qc := kit.QueueConfig[string](kc.Queues, Name)
-	qc.Clock = clk
 	c := &controller{client: kc.Client(Name), events: kc.Recorder(Name),
 		cronJobs: batchlisters.NewCronJobLister(kc.Informers.CronJobs().GetIndexer()),
 		jobs:     batchlisters.NewJobLister(kc.Informers.Jobs().GetIndexer()),
-		clock:    clk, workers: cfg.Workers, log: kc.Log.With("controller", Name),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBaseDelay, cfg.RetryMaxDelay), qc)}
+		clock:    clk, log: kc.Log.With("controller", Name)}
+	c.loop = kit.NewLoopAfter(kc, Name, cfg.LoopConfig, clk, c.sync)
 	kc.Informers.CronJobs().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.enqueue,
+		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: c.cronJobUpdated,
-		DeleteFunc: c.enqueue,
+		DeleteFunc: c.loop.Enqueue,
 	})
 	kc.Informers.Jobs().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.jobChanged,
-		UpdateFunc: func(old, cur any) {
-			o, j := old.(*batchv1.Job), cur.(*batchv1.Job)
-			if o.ResourceVersion == j.ResourceVersion {
-				return
-			}
+		UpdateFunc: kit.OnUpdate(func(o, j *batchv1.Job) {
 			c.jobChanged(o)
 			c.jobChanged(j)
-		},
+		}),
 		DeleteFunc: c.jobChanged,
 	})
 	return c
@@ -103,49 +89,7 @@ func (c *controller) Name() string { return "cronjob" }
 
 // Run works until ctx ends, then shuts the queue down and waits for the
 // workers.
-func (c *controller) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for range c.workers {
-		wg.Go(func() {
-			for c.next(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-}
-
-func (c *controller) next(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	after, err := c.sync(ctx, key)
-	switch {
-	case ctx.Err() != nil: // the term ended: the next leader starts over
-	case err != nil:
-		level := slog.LevelDebug
-		if c.queue.NumRequeues(key) >= 5 && !apierrors.IsConflict(err) {
-			level = slog.LevelWarn
-		}
-		c.log.Log(ctx, level, "sync failed, retrying", "key", key, "err", err)
-		c.queue.AddRateLimited(key)
-	case after != nil:
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, *after)
-	default:
-		c.queue.Forget(key)
-	}
-	return true
-}
-
-func (c *controller) enqueue(obj any) {
-	if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
-		c.queue.Add(key)
-	}
-}
+func (c *controller) Run(ctx context.Context) { c.loop.Run(ctx) }
 
 // cronJobUpdated queues a CronJob at once, or, when its schedule or time
 // zone changed, at its next time under the new schedule (kube's
@@ -153,7 +97,7 @@ func (c *controller) enqueue(obj any) {
 func (c *controller) cronJobUpdated(old, cur any) {
 	o, cj := old.(*batchv1.CronJob), cur.(*batchv1.CronJob)
 	if o.Spec.Schedule == cj.Spec.Schedule && equalPtr(o.Spec.TimeZone, cj.Spec.TimeZone) {
-		c.enqueue(cj)
+		c.loop.Enqueue(cj)
 		return
 	}
 	sched, err := parseSchedule(scheduleLine(cj))
@@ -162,7 +106,7 @@ func (c *controller) cronJobUpdated(old, cur any) {
 		return
 	}
 	if key, err := cache.MetaNamespaceKeyFunc(cj); err == nil {
-		c.queue.AddAfter(key, nextDelay(cj, c.clock.Now(), sched))
+		c.loop.Queue.AddAfter(key, nextDelay(cj, c.clock.Now(), sched))
 	}
 }
 
@@ -180,7 +124,7 @@ func (c *controller) jobChanged(obj any) {
 	if err != nil || cj.UID != ref.UID {
 		return
 	}
-	c.enqueue(cj)
+	c.loop.Enqueue(cj)
 }
 
 func equalPtr[T comparable](a, b *T) bool {

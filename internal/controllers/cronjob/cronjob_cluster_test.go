@@ -40,9 +40,7 @@ func TestCronJob(t *testing.T) {
 	})
 	cs := c.Clientset(c.Follower())
 	ns := "cron"
-	if _, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	workloadtest.Namespace(t, cs, ns)
 	workloadtest.StartKubelet(t, cs, ns, outcome)
 	t.Run("allow", func(t *testing.T) { testAllow(t, cs, ns, clk) })
 	t.Run("forbid", func(t *testing.T) { testForbid(t, cs, ns) })
@@ -166,6 +164,25 @@ func waitEvent(t *testing.T, cs kubernetes.Interface, ns, name, reason string) {
 	})
 }
 
+// waitReplaced waits until the CronJob name's one active Job is another
+// than first and also (if not nil) holds.
+func waitReplaced(t *testing.T, cs kubernetes.Interface, ns, name, first string, also func() error) {
+	t.Helper()
+	membertest.Eventually(t, 30*time.Second, func() error {
+		got, err := cs.BatchV1().CronJobs(ns).Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(got.Status.Active) != 1 || got.Status.Active[0].Name == first {
+			return fmt.Errorf("active %v", got.Status.Active)
+		}
+		if also != nil {
+			return also()
+		}
+		return nil
+	})
+}
+
 // testAllow: Jobs run side by side, each named after its minute,
 // controlled by the CronJob, with the template's labels and the
 // scheduled-timestamp annotation.
@@ -206,15 +223,8 @@ func testForbid(t *testing.T, cs kubernetes.Interface, ns string) {
 func testReplace(t *testing.T, cs kubernetes.Interface, ns string) {
 	cj := create(t, cs, ns, newCronJob("replace", batchv1.ReplaceConcurrent, "run"))
 	first := waitActive(t, cs, ns, cj.Name, 1).Status.Active[0].Name
-	membertest.Eventually(t, 30*time.Second, func() error {
-		got, err := cs.BatchV1().CronJobs(ns).Get(t.Context(), cj.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if len(got.Status.Active) != 1 || got.Status.Active[0].Name == first {
-			return fmt.Errorf("active %v", got.Status.Active)
-		}
-		_, err = cs.BatchV1().Jobs(ns).Get(t.Context(), first, metav1.GetOptions{})
+	waitReplaced(t, cs, ns, cj.Name, first, func() error {
+		_, err := cs.BatchV1().Jobs(ns).Get(t.Context(), first, metav1.GetOptions{})
 		if !apierrors.IsNotFound(err) {
 			return fmt.Errorf("job %s still there (%v)", first, err)
 		}
@@ -295,16 +305,7 @@ func testMissing(t *testing.T, cs kubernetes.Interface, ns string) {
 		t.Fatal(err)
 	}
 	waitEvent(t, cs, ns, cj.Name, "MissingJob")
-	membertest.Eventually(t, 30*time.Second, func() error {
-		got, err := cs.BatchV1().CronJobs(ns).Get(t.Context(), cj.Name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		if len(got.Status.Active) != 1 || got.Status.Active[0].Name == first {
-			return fmt.Errorf("active %v", got.Status.Active)
-		}
-		return nil
-	})
+	waitReplaced(t, cs, ns, cj.Name, first, nil)
 	setSuspend(t, cs, ns, cj.Name, true)
 }
 

@@ -12,7 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
 
 // sync reconciles one CronJob: it forgets finished and vanished Jobs,
@@ -20,13 +21,13 @@ import (
 // writes status once, and says when to look again (nil: only when
 // something changes).
 func (c *controller) sync(ctx context.Context, key string) (*time.Duration, error) {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil, nil
+	cached, ok, err := kit.Cached(key, func(ns, name string) (*batchv1.CronJob, error) {
+		return c.cronJobs.CronJobs(ns).Get(name)
+	}, nil)
+	if !ok {
+		return nil, err
 	}
-	if _, err := c.cronJobs.CronJobs(ns).Get(name); apierrors.IsNotFound(err) {
-		return nil, nil
-	}
+	ns, name := cached.Namespace, cached.Name
 	// Read the CronJob itself from the API: the cache may not hold our
 	// last status write yet, and a sync on a stale status would start a
 	// Job twice or call ours unexpected.

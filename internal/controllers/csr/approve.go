@@ -33,7 +33,7 @@ func NewApprover(kc *kit.Context, cfg Config) kit.Controller {
 	inf := kc.Informers.CertificateSigningRequests()
 	a := &approver{client: kc.Client(ApproverName), csrs: certlisters.NewCertificateSigningRequestLister(inf.GetIndexer()),
 		log: kc.Log.With("controller", ApproverName)}
-	a.loop = kit.NewLoop(kc, ApproverName, cfg.Workers, cfg.RetryBase, cfg.RetryMax, a.sync)
+	a.loop = kit.NewLoop(kc, ApproverName, cfg.LoopConfig, a.sync)
 	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: a.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { a.loop.Enqueue(obj) }})
 	return a

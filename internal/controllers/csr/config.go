@@ -2,35 +2,37 @@ package csr
 
 import (
 	"errors"
+	"fmt"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
 
 // Config configures the approver and the signer. Start from DefaultConfig.
 type Config struct {
-	// Workers is the number of requests handled at once by each (kube: 5).
-	Workers int
+	// LoopConfig: Workers is the number of requests handled at once by
+	// each (kube: 5); RetryBase and RetryMax bound the per-request backoff
+	// after a failure.
+	kit.LoopConfig
 	// Duration is the longest certificate the signer issues (kube's
 	// --cluster-signing-duration, one year); a request's
 	// expirationSeconds may shorten it.
 	Duration time.Duration
-	// RetryBase and RetryMax bound the per-request backoff after a failure.
-	RetryBase, RetryMax time.Duration
 }
 
 // DefaultConfig returns kube's defaults.
 func DefaultConfig() Config {
-	return Config{Workers: 5, Duration: 365 * 24 * time.Hour, RetryBase: 5 * time.Millisecond, RetryMax: 30 * time.Second}
+	return Config{LoopConfig: kit.DefaultLoopConfig(5), Duration: 365 * 24 * time.Hour}
 }
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
+	if err := c.LoopConfig.Validate(); err != nil {
+		return fmt.Errorf("csr: %w", err)
+	}
 	switch {
-	case c.Workers <= 0:
-		return errors.New("csr: Workers must be positive")
 	case c.Duration < 10*time.Minute:
 		return errors.New("csr: Duration must be at least 10 minutes")
-	case c.RetryBase <= 0 || c.RetryMax < c.RetryBase:
-		return errors.New("csr: RetryBase must be positive and RetryMax at least RetryBase")
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func NewSigner(kc *kit.Context, cfg Config, ca *CA, now func() time.Time) kit.Co
 	inf := kc.Informers.CertificateSigningRequests()
 	s := &signer{cfg: cfg, ca: ca, now: now, client: kc.Client(SignerName),
 		csrs: certlisters.NewCertificateSigningRequestLister(inf.GetIndexer()), log: kc.Log.With("controller", SignerName)}
-	s.loop = kit.NewLoop(kc, SignerName, cfg.Workers, cfg.RetryBase, cfg.RetryMax, s.sync)
+	s.loop = kit.NewLoop(kc, SignerName, cfg.LoopConfig, s.sync)
 	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: s.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { s.loop.Enqueue(obj) }})
 	return s

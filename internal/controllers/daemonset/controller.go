@@ -55,7 +55,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		creates:   workload.NewExpectations(), deletes: workload.NewExpectations(),
 		failed: flowcontrol.NewBackOff(cfg.FailedPodBackoff, cfg.FailedPodMaxBackoff),
 		log:    kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	dsInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
@@ -80,7 +80,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	})
 	kc.Informers.Pods().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.addPod,
-		UpdateFunc: c.updatePod,
+		UpdateFunc: kit.OnUpdate(c.updatePod),
 		DeleteFunc: c.deletePod,
 	})
 	return c
@@ -129,12 +129,7 @@ func (c *controller) owner(pod *corev1.Pod) string {
 // orphan pod: one of them may adopt it.
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
 	dss, _ := c.dsLister.DaemonSets(pod.Namespace).List(labels.Everything())
-	for _, ds := range dss {
-		sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			c.loop.Enqueue(ds)
-		}
-	}
+	workload.EnqueueSelecting(dss, func(ds *appsv1.DaemonSet) *metav1.LabelSelector { return ds.Spec.Selector }, pod.Labels, c.loop.Enqueue)
 }
 
 func (c *controller) addPod(obj any) {
@@ -153,11 +148,7 @@ func (c *controller) addPod(obj any) {
 	}
 }
 
-func (c *controller) updatePod(old, cur any) {
-	o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
-	if o.ResourceVersion == p.ResourceVersion {
-		return
-	}
+func (c *controller) updatePod(o, p *corev1.Pod) {
 	if p.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
 		c.deletePod(p) // deleted gracefully: its deletion is under way
 		return

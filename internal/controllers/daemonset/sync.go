@@ -8,12 +8,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/workload"
 )
 
@@ -25,17 +24,13 @@ const templateGenerationLabel = "pod-template-generation"
 // claim its pods, create and delete pods node by node when its
 // expectations are met, roll out a new template, report status.
 func (c *controller) sync(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	ds, err := c.dsLister.DaemonSets(ns).Get(name)
-	if apierrors.IsNotFound(err) {
+	ds, ok, err := kit.Cached(key, func(ns, name string) (*appsv1.DaemonSet, error) {
+		return c.dsLister.DaemonSets(ns).Get(name)
+	}, func() {
 		c.creates.Forget(key)
 		c.deletes.Forget(key)
-		return nil
-	}
-	if err != nil {
+	})
+	if !ok {
 		return err
 	}
 	sel, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector)

@@ -2,9 +2,8 @@ package deployment
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/litek8s/litek8s/internal/controllers/kit"
+	"github.com/litek8s/litek8s/internal/controllers/workload"
 )
 
 // Name is kube's name of the controller; its writes use it as client name.
@@ -29,23 +29,21 @@ var (
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
-	// Workers is the number of Deployments synced at once (kube's
-	// --concurrent-deployment-syncs).
-	Workers int
-	// RetryBaseDelay and RetryMaxDelay bound the per-Deployment backoff
-	// of failed syncs.
-	RetryBaseDelay, RetryMaxDelay time.Duration
+	// LoopConfig: Workers is the number of Deployments synced at once
+	// (kube's --concurrent-deployment-syncs); RetryBase and RetryMax bound
+	// the per-Deployment backoff of failed syncs.
+	kit.LoopConfig
 }
 
 // DefaultConfig returns kube's defaults.
 func DefaultConfig() Config {
-	return Config{Workers: 5, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 30 * time.Second}
+	return Config{LoopConfig: kit.DefaultLoopConfig(5)}
 }
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
-	if c.Workers <= 0 || c.RetryBaseDelay <= 0 || c.RetryMaxDelay < c.RetryBaseDelay {
-		return errors.New("deployment: Workers must be positive, retry delays positive and ordered")
+	if err := c.LoopConfig.Validate(); err != nil {
+		return fmt.Errorf("deployment: %w", err)
 	}
 	return nil
 }
@@ -67,7 +65,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		rsLister: appslisters.NewReplicaSetLister(kc.Informers.ReplicaSets().GetIndexer()),
 		pods:     corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		log:      kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	kc.Informers.Deployments().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
@@ -106,12 +104,7 @@ func (c *controller) rsChanged(obj any) {
 		return
 	}
 	ds, _ := c.dLister.Deployments(rs.Namespace).List(labels.Everything())
-	for _, d := range ds {
-		sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(rs.Labels)) {
-			c.loop.Enqueue(d)
-		}
-	}
+	workload.EnqueueSelecting(ds, func(d *appsv1.Deployment) *metav1.LabelSelector { return d.Spec.Selector }, rs.Labels, c.loop.Enqueue)
 }
 
 // podDeleted enqueues the Recreate Deployment whose old pod went.

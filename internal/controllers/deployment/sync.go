@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/workload"
 )
 
@@ -26,15 +26,10 @@ const (
 
 // sync reconciles the Deployment key.
 func (c *controller) sync(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	cached, err := c.dLister.Deployments(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	cached, ok, err := kit.Cached(key, func(ns, name string) (*appsv1.Deployment, error) {
+		return c.dLister.Deployments(ns).Get(name)
+	}, nil)
+	if !ok {
 		return err
 	}
 	d := cached.DeepCopy()

@@ -49,7 +49,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		deps: appslisters.NewDeploymentLister(f.Deployments().GetIndexer()),
 		sets: appslisters.NewStatefulSetLister(f.StatefulSets().GetIndexer()),
 	}
-	c.loop = kit.NewLoop(kc, controllerName, cfg.Workers, cfg.RetryBase, cfg.RetryMax, c.sync)
+	c.loop = kit.NewLoop(kc, controllerName, cfg.LoopConfig, c.sync)
 	pdbInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
@@ -62,17 +62,13 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 				c.watchStale(pod)
 			}
 		},
-		UpdateFunc: func(old, cur any) {
-			o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
-			if o.ResourceVersion == p.ResourceVersion {
-				return
-			}
-			c.podChanged(cur)
+		UpdateFunc: kit.OnUpdate(func(o, p *corev1.Pod) {
+			c.podChanged(p)
 			c.watchStale(p)
 			if o.Namespace == p.Namespace && !sameLabels(o.Labels, p.Labels) {
-				c.podChanged(old) // a budget that no longer selects it
+				c.podChanged(o) // a budget that no longer selects it
 			}
-		},
+		}),
 		DeleteFunc: c.podChanged,
 	})
 	return c

@@ -3,7 +3,6 @@ package endpoints
 import (
 	"context"
 	"log/slog"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,7 +30,7 @@ func newServiceQueue(kc *kit.Context, cfg Config, name string, sync func(context
 	q := &serviceQueue{cfg: cfg, log: kc.Log.With("controller", name), sync: sync,
 		services: corelisters.NewServiceLister(svcInf.GetIndexer()),
 		pods:     corelisters.NewPodLister(podInf.GetIndexer()),
-		queue:    kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax))}
+		queue:    kit.NewQueue(kc, name, cfg.Limiter())}
 	svcInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    q.enqueue,
 		UpdateFunc: func(_, obj any) { q.enqueue(obj) },
@@ -88,24 +87,10 @@ func asPod(obj any) *corev1.Pod {
 
 // run runs the workers until ctx ends and returns once they stopped.
 func (q *serviceQueue) run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for range q.cfg.Workers {
-		wg.Go(func() {
-			for q.next(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	q.queue.ShutDown()
-	wg.Wait()
+	kit.RunWorkers(ctx, q.queue, q.cfg.Workers, q.process)
 }
 
-func (q *serviceQueue) next(ctx context.Context) bool {
-	key, shutdown := q.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer q.queue.Done(key)
+func (q *serviceQueue) process(ctx context.Context, key string) {
 	err := q.sync(ctx, key)
 	switch {
 	case ctx.Err() != nil:
@@ -119,7 +104,6 @@ func (q *serviceQueue) next(ctx context.Context) bool {
 		q.log.Log(ctx, level, "syncing a service's endpoints failed, will retry", "service", key, "err", err)
 		q.queue.AddRateLimited(key)
 	}
-	return true
 }
 
 // selected returns the service at key when its endpoints are managed

@@ -2,9 +2,8 @@ package job
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"log/slog"
-	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -27,23 +26,21 @@ var kind = batchv1.SchemeGroupVersion.WithKind("Job")
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
-	// Workers is the number of Jobs synced at once (kube's
-	// --concurrent-job-syncs).
-	Workers int
-	// RetryBaseDelay and RetryMaxDelay bound the per-Job backoff of failed
-	// syncs.
-	RetryBaseDelay, RetryMaxDelay time.Duration
+	// LoopConfig: Workers is the number of Jobs synced at once (kube's
+	// --concurrent-job-syncs); RetryBase and RetryMax bound the per-Job
+	// backoff of failed syncs.
+	kit.LoopConfig
 }
 
 // DefaultConfig returns kube's defaults.
 func DefaultConfig() Config {
-	return Config{Workers: 5, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 30 * time.Second}
+	return Config{LoopConfig: kit.DefaultLoopConfig(5)}
 }
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
-	if c.Workers <= 0 || c.RetryBaseDelay <= 0 || c.RetryMaxDelay < c.RetryBaseDelay {
-		return errors.New("job: Workers must be positive, retry delays positive and ordered")
+	if err := c.LoopConfig.Validate(); err != nil {
+		return fmt.Errorf("job: %w", err)
 	}
 	return nil
 }
@@ -64,7 +61,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		jobs: batchlisters.NewJobLister(kc.Informers.Jobs().GetIndexer()),
 		pods: corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		exp:  workload.NewExpectations(), log: kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	kc.Informers.Jobs().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
@@ -85,11 +82,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 				c.enqueueMatching(pod)
 			}
 		},
-		UpdateFunc: func(old, cur any) {
-			o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
-			if o.ResourceVersion == p.ResourceVersion {
-				return
-			}
+		UpdateFunc: kit.OnUpdate(func(o, p *corev1.Pod) {
 			if p.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
 				c.podGone(p)
 			}
@@ -101,7 +94,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 			if metav1.GetControllerOfNoCopy(p) == nil {
 				c.enqueueMatching(p)
 			}
-		},
+		}),
 		DeleteFunc: func(obj any) {
 			if pod, ok := kit.Tombstone[*corev1.Pod](obj); ok {
 				c.podGone(pod)
@@ -136,10 +129,5 @@ func (c *controller) podGone(pod *corev1.Pod) {
 
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
 	jobs, _ := c.jobs.Jobs(pod.Namespace).List(labels.Everything())
-	for _, j := range jobs {
-		sel, err := metav1.LabelSelectorAsSelector(j.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			c.loop.Enqueue(j)
-		}
-	}
+	workload.EnqueueSelecting(jobs, func(j *batchv1.Job) *metav1.LabelSelector { return j.Spec.Selector }, pod.Labels, c.loop.Enqueue)
 }

@@ -35,9 +35,7 @@ func TestJob(t *testing.T) {
 	c := membertest.StartCluster(t, 3)
 	cs := c.Clientset(c.Follower())
 	ns := "jobs"
-	if _, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	workloadtest.Namespace(t, cs, ns)
 	rec := workloadtest.Record(t, func(o metav1.ListOptions) (watch.Interface, error) { return cs.CoreV1().Pods(ns).Watch(t.Context(), o) })
 	workloadtest.StartKubelet(t, cs, ns, outcome)
 	t.Run("parallel", func(t *testing.T) { testParallel(t, cs, ns, rec) })

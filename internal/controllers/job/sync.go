@@ -15,8 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/workload"
 )
 
@@ -35,18 +35,13 @@ type view struct {
 }
 
 func (c *controller) sync(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	cached, err := c.jobs.Jobs(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		c.exp.Forget(key)
-		return nil
-	}
-	if err != nil {
+	cached, ok, err := kit.Cached(key, func(ns, name string) (*batchv1.Job, error) {
+		return c.jobs.Jobs(ns).Get(name)
+	}, func() { c.exp.Forget(key) })
+	if !ok {
 		return err
 	}
+	ns, name := cached.Namespace, cached.Name
 	if m := cached.Spec.ManagedBy; m != nil && *m != batchv1.JobControllerName {
 		return nil // another controller reconciles it (spec.managedBy)
 	}

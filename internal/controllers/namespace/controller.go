@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -46,7 +45,7 @@ func New(kc *kit.Context, cfg Config, resources Resources, dyn dynamic.Interface
 	c := &controller{cfg: cfg, resources: resources, client: kc.Client(Name), dyn: dyn,
 		lister:  corelisters.NewNamespaceLister(inf.GetIndexer()),
 		log:     kc.Log.With("controller", Name),
-		queue:   kit.NewQueue(kc, Name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax)),
+		queue:   kit.NewQueue(kc, Name, cfg.Limiter()),
 		recheck: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RecheckMin, cfg.RecheckMax)}
 	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueue,
@@ -67,26 +66,10 @@ func (c *controller) enqueue(obj any) {
 }
 
 // Run works until ctx ends and returns once the workers have stopped.
-func (c *controller) Run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for range c.cfg.Workers {
-		wg.Go(func() {
-			for c.next(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	c.queue.ShutDown()
-	wg.Wait()
-}
+func (c *controller) Run(ctx context.Context) { kit.RunWorkers(ctx, c.queue, c.cfg.Workers, c.process) }
 
-// next processes one namespace; false once the queue is shut down.
-func (c *controller) next(ctx context.Context) bool {
-	name, shutdown := c.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer c.queue.Done(name)
+// process processes one namespace.
+func (c *controller) process(ctx context.Context, name string) {
 	err := c.sync(ctx, name)
 	var remaining *remainingError
 	switch {
@@ -106,7 +89,6 @@ func (c *controller) next(ctx context.Context) bool {
 		c.log.Log(ctx, level, "deleting a namespace failed, will retry", "namespace", name, "err", err)
 		c.queue.AddRateLimited(name)
 	}
-	return true
 }
 
 // remainingError: the namespace's content is not gone yet.

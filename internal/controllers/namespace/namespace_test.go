@@ -1,6 +1,7 @@
 package namespace_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -250,14 +250,5 @@ func mustCreate(t *testing.T, what string, create func() error) {
 
 func waitGone(t *testing.T, what string, get func() error) {
 	t.Helper()
-	membertest.Eventually(t, 20*time.Second, func() error {
-		err := get()
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil
-		case err != nil:
-			return err
-		}
-		return fmt.Errorf("%s still exists", what)
-	})
+	membertest.WaitGone(t, 20*time.Second, what, func(context.Context) error { return get() })
 }

@@ -47,7 +47,7 @@ type probe struct {
 func New(kc *kit.Context, cfg Config) kit.Controller {
 	c := &Controller{cfg: cfg, log: kc.Log.With("controller", name), client: kc.Client(name),
 		events: kc.Recorder(name), probes: make(map[string]*probe),
-		queue: kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 10*time.Second))}
+		queue: kit.NewQueue(kc, name, cfg.Limiter())}
 	nodes, leases := kc.Informers.Nodes(), kc.Informers.Leases()
 	pods, err := kc.Informers.PodsByNode()
 	if err != nil {
@@ -91,13 +91,8 @@ func (c *Controller) Run(ctx context.Context) {
 		return
 	}
 	var wg sync.WaitGroup
-	for range c.cfg.Workers {
-		wg.Go(func() {
-			for c.next(ctx) {
-			}
-		})
-	}
 	wg.Go(func() { c.monitor(ctx) })
+	kit.RunWorkers(ctx, c.queue, c.cfg.Workers, c.process)
 	wg.Wait()
 }
 
@@ -117,21 +112,15 @@ func (c *Controller) monitor(ctx context.Context) {
 	}
 }
 
-func (c *Controller) next(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
+func (c *Controller) process(ctx context.Context, key string) {
 	if err := c.sync(ctx, key); err != nil {
 		if ctx.Err() == nil {
 			c.log.Debug("node sync failed", "node", key, "err", err)
 		}
 		c.queue.AddRateLimited(key)
-		return true
+		return
 	}
 	c.queue.Forget(key)
-	return true
 }
 
 // nodeChanged records the node's Ready heartbeat as a sign of life.

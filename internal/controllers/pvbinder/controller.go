@@ -51,7 +51,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		volumes: corelisters.NewPersistentVolumeLister(pvInf.GetIndexer()),
 		classes: storagelisters.NewStorageClassLister(StorageClasses(f).GetIndexer()),
 		nodes:   corelisters.NewNodeLister(f.Nodes().GetIndexer()), now: time.Now}
-	c.loop = kit.NewLoop(kc, controllerName, cfg.Workers, cfg.RetryBase, cfg.RetryMax, c.sync)
+	c.loop = kit.NewLoop(kc, controllerName, cfg.LoopConfig, c.sync)
 	pvcInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueClaim,
 		UpdateFunc: func(_, obj any) { c.enqueueClaim(obj) },

@@ -3,9 +3,10 @@ package replicaset
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
-	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -23,25 +24,26 @@ const Name = "replicaset-controller"
 
 // Config configures the controller. Start from DefaultConfig.
 type Config struct {
-	// Workers is the number of ReplicaSets synced at once (kube's
-	// --concurrent-replicaset-syncs).
-	Workers int
+	// LoopConfig: Workers is the number of ReplicaSets synced at once
+	// (kube's --concurrent-replicaset-syncs); RetryBase and RetryMax bound
+	// the per-ReplicaSet backoff of failed syncs.
+	kit.LoopConfig
 	// BurstReplicas is the most pods created or deleted in one sync.
 	BurstReplicas int
-	// RetryBaseDelay and RetryMaxDelay bound the per-ReplicaSet backoff
-	// of failed syncs.
-	RetryBaseDelay, RetryMaxDelay time.Duration
 }
 
 // DefaultConfig returns kube's defaults.
 func DefaultConfig() Config {
-	return Config{Workers: 5, BurstReplicas: 500, RetryBaseDelay: 5 * time.Millisecond, RetryMaxDelay: 30 * time.Second}
+	return Config{LoopConfig: kit.DefaultLoopConfig(5), BurstReplicas: 500}
 }
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
-	if c.Workers <= 0 || c.BurstReplicas <= 0 || c.RetryBaseDelay <= 0 || c.RetryMaxDelay < c.RetryBaseDelay {
-		return errors.New("replicaset: Workers and BurstReplicas must be positive, retry delays positive and ordered")
+	if err := c.LoopConfig.Validate(); err != nil {
+		return fmt.Errorf("replicaset: %w", err)
+	}
+	if c.BurstReplicas <= 0 {
+		return errors.New("replicaset: BurstReplicas must be positive")
 	}
 	return nil
 }
@@ -66,7 +68,7 @@ func newController(kc *kit.Context, cfg Config, src *source) *controller {
 	c := &controller{cfg: cfg, client: kc.Client(src.name), events: kc.Recorder(src.name), src: src,
 		pods: corelisters.NewPodLister(kc.Informers.Pods().GetIndexer()),
 		exp:  workload.NewExpectations(), log: kc.Log.With("controller", src.name)}
-	c.loop = kit.NewLoop(kc, src.name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, src.name, cfg.LoopConfig, c.sync)
 	src.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
@@ -79,7 +81,7 @@ func newController(kc *kit.Context, cfg Config, src *source) *controller {
 	})
 	kc.Informers.Pods().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.addPod,
-		UpdateFunc: c.updatePod,
+		UpdateFunc: kit.OnUpdate(c.updatePod),
 		DeleteFunc: c.deletePod,
 	})
 	return c
@@ -108,12 +110,7 @@ func (c *controller) owner(pod *corev1.Pod) string {
 // orphan pod: one of them may adopt it.
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
 	rss, _ := c.src.list(pod.Namespace)
-	for _, rs := range rss {
-		sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			c.loop.Enqueue(rs)
-		}
-	}
+	workload.EnqueueSelecting(rss, func(rs *appsv1.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector }, pod.Labels, c.loop.Enqueue)
 }
 
 func (c *controller) addPod(obj any) {
@@ -132,11 +129,7 @@ func (c *controller) addPod(obj any) {
 	}
 }
 
-func (c *controller) updatePod(old, cur any) {
-	o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
-	if o.ResourceVersion == p.ResourceVersion {
-		return
-	}
+func (c *controller) updatePod(o, p *corev1.Pod) {
 	if p.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
 		c.deletePod(p) // deleted gracefully: it no longer counts
 		return

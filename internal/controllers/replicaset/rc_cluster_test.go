@@ -23,9 +23,7 @@ func TestReplicationController(t *testing.T) {
 	c := membertest.StartCluster(t, 3)
 	cs := c.Clientset(c.Follower())
 	ns := "rc"
-	if _, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	workloadtest.Namespace(t, cs, ns)
 	workloadtest.StartKubelet(t, cs, ns, workloadtest.Run)
 	orphan, err := cs.CoreV1().Pods(ns).Create(t.Context(), &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "orphan",
 		Labels: map[string]string{"name": "web"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}},

@@ -24,9 +24,7 @@ func TestReplicaSet(t *testing.T) {
 	c := membertest.StartCluster(t, 3)
 	cs := c.Clientset(c.Follower())
 	ns := "rs"
-	if _, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	workloadtest.Namespace(t, cs, ns)
 	workloadtest.StartKubelet(t, cs, ns, workloadtest.Run)
 	rec := workloadtest.Record(t, func(o metav1.ListOptions) (watch.Interface, error) { return cs.CoreV1().Pods(ns).Watch(t.Context(), o) })
 	t.Run("scale", func(t *testing.T) { testScale(t, cs, ns, rec) })

@@ -11,26 +11,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/workload"
 )
 
 // sync reconciles the ReplicaSet key: claim its pods, create or delete
 // pods when its expectations are met, report status.
 func (c *controller) sync(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	rs, err := c.src.get(ns, name)
-	if apierrors.IsNotFound(err) {
-		c.exp.Forget(key)
-		return nil
-	}
-	if err != nil {
+	rs, ok, err := kit.Cached(key, c.src.get, func() { c.exp.Forget(key) })
+	if !ok {
 		return err
 	}
+	ns, name := rs.Namespace, rs.Name
 	sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector)
 	if err != nil || sel.Empty() {
 		c.log.Warn("invalid selector, not syncing", "replicaset", key, "err", err)

@@ -40,7 +40,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		quotas: corelisters.NewResourceQuotaLister(inf.GetIndexer()), log: kc.Log.With("controller", Name), now: time.Now,
 		counted: map[string]cache.SharedIndexInformer{quota.Pods: kc.Informers.Pods(),
 			quota.Services: kc.Informers.Services(), quota.Claims: kc.Informers.PersistentVolumeClaims()}}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.loop.Enqueue,
 		UpdateFunc: func(old, cur any) {

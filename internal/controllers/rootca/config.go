@@ -1,31 +1,28 @@
 package rootca
 
 import (
-	"errors"
-	"time"
+	"fmt"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
 
 // Config configures the root CA publisher. Start from DefaultConfig.
 type Config struct {
-	// Workers is the number of namespaces synced at once (kube runs 1).
-	Workers int
-	// RetryBase and RetryMax bound the per-namespace exponential backoff
-	// after a failure (kube: 5 ms to 1000 s).
-	RetryBase, RetryMax time.Duration
+	// LoopConfig: Workers is the number of namespaces synced at once
+	// (kube runs 1); RetryBase and RetryMax bound the per-namespace
+	// exponential backoff after a failure (kube: 5 ms to 1000 s).
+	kit.LoopConfig
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Workers: 1, RetryBase: 5 * time.Millisecond, RetryMax: 30 * time.Second}
+	return Config{LoopConfig: kit.DefaultLoopConfig(1)}
 }
 
 // Validate reports the first invalid setting.
 func (c *Config) Validate() error {
-	switch {
-	case c.Workers <= 0:
-		return errors.New("rootca: Workers must be positive")
-	case c.RetryBase <= 0 || c.RetryMax < c.RetryBase:
-		return errors.New("rootca: RetryBase must be positive and RetryMax at least RetryBase")
+	if err := c.LoopConfig.Validate(); err != nil {
+		return fmt.Errorf("rootca: %w", err)
 	}
 	return nil
 }

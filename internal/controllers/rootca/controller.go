@@ -52,7 +52,7 @@ func New(kc *kit.Context, cfg Config, rootCA []byte) kit.Controller {
 		cms: corelisters.NewConfigMapLister(cmInf.GetIndexer()),
 		log: kc.Log.With("controller", Name),
 	}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBase, cfg.RetryMax, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	if len(rootCA) > 0 {
 		c.data = map[string]string{DataKey: string(rootCA)}
 	}

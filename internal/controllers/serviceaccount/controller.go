@@ -38,7 +38,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		sa:  corelisters.NewServiceAccountLister(saInf.GetIndexer()),
 		log: kc.Log.With("controller", Name),
 	}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBase, cfg.RetryMax, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	onNamespace := func(obj any) {
 		if ns, ok := obj.(*corev1.Namespace); ok && ns.Status.Phase == corev1.NamespaceActive {
 			c.loop.Queue.Add(ns.Name)

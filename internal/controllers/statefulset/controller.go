@@ -51,13 +51,13 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		written: newWritten([numResources]cache.Store{podsResource: pods.GetIndexer(), claimsResource: claims.GetIndexer(),
 			setsResource: sets.GetIndexer(), revisionsResource: revs.GetIndexer()}),
 		log: kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(kc, Name, cfg.Workers, cfg.RetryBaseDelay, cfg.RetryMaxDelay, c.sync)
+	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
 	sets.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.loop.Enqueue,
 		UpdateFunc: func(_, obj any) { c.loop.Enqueue(obj) },
 		DeleteFunc: c.loop.Enqueue,
 	})
-	pods.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: c.addPod, UpdateFunc: c.updatePod, DeleteFunc: c.deletePodEvent})
+	pods.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: c.addPod, UpdateFunc: kit.OnUpdate(c.updatePod), DeleteFunc: c.deletePodEvent})
 	return c
 }
 
@@ -80,12 +80,7 @@ func (c *controller) owner(pod *corev1.Pod, ref *metav1.OwnerReference) *appsv1.
 // enqueueMatching enqueues the sets whose selector matches an orphan pod.
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
 	sets, _ := c.sets.StatefulSets(pod.Namespace).List(labels.Everything())
-	for _, set := range sets {
-		sel, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
-		if err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
-			c.loop.Enqueue(set)
-		}
-	}
+	workload.EnqueueSelecting(sets, func(set *appsv1.StatefulSet) *metav1.LabelSelector { return set.Spec.Selector }, pod.Labels, c.loop.Enqueue)
 }
 
 func (c *controller) addPod(obj any) {
@@ -101,11 +96,7 @@ func (c *controller) addPod(obj any) {
 	}
 }
 
-func (c *controller) updatePod(old, cur any) {
-	o, p := old.(*corev1.Pod), cur.(*corev1.Pod)
-	if o.ResourceVersion == p.ResourceVersion {
-		return
-	}
+func (c *controller) updatePod(o, p *corev1.Pod) {
 	oref, ref := metav1.GetControllerOfNoCopy(o), metav1.GetControllerOfNoCopy(p)
 	refChanged := (oref == nil) != (ref == nil) || (ref != nil && oref.UID != ref.UID)
 	if refChanged {

@@ -44,10 +44,7 @@ type env struct {
 func newEnv(t *testing.T, c *membertest.Cluster, member int, ns string) *env {
 	t.Helper()
 	cs := c.Clientset(member)
-	if _, err := cs.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	workloadtest.Namespace(t, cs, ns)
 	rec := workloadtest.Record(t, func(o metav1.ListOptions) (watch.Interface, error) {
 		return cs.CoreV1().Pods(ns).Watch(t.Context(), o)
 	})

@@ -8,12 +8,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/cache"
 
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/workload"
 )
 
@@ -24,16 +23,10 @@ const notCaughtUpDelay = 50 * time.Millisecond
 
 // sync reconciles the StatefulSet key.
 func (c *controller) sync(ctx context.Context, key string) error {
-	ns, name, err := cache.SplitMetaNamespaceKey(key)
-	if err != nil {
-		return nil
-	}
-	set, err := c.sets.StatefulSets(ns).Get(name)
-	if apierrors.IsNotFound(err) {
-		c.written.forget(key)
-		return nil
-	}
-	if err != nil {
+	set, ok, err := kit.Cached(key, func(ns, name string) (*appsv1.StatefulSet, error) {
+		return c.sets.StatefulSets(ns).Get(name)
+	}, func() { c.written.forget(key) })
+	if !ok {
 		return err
 	}
 	if !c.written.caughtUp(key) {

@@ -43,7 +43,7 @@ type Controller struct {
 func New(kc *kit.Context, cfg Config) kit.Controller {
 	c := &Controller{cfg: cfg, log: kc.Log.With("controller", name), client: kc.Client(name),
 		events: kc.Recorder(name), firstSeen: make(map[string]map[string]time.Time),
-		queue: kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](20*time.Millisecond, 10*time.Second))}
+		queue: kit.NewQueue(kc, name, cfg.Limiter())}
 	pods, err := kc.Informers.PodsByNode()
 	if err != nil {
 		c.log.Error("pod index", "err", err) // a programming error
@@ -90,22 +90,10 @@ func (c *Controller) Run(ctx context.Context) {
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
 		return
 	}
-	var wg sync.WaitGroup
-	for range c.cfg.Workers {
-		wg.Go(func() {
-			for c.next(ctx) {
-			}
-		})
-	}
-	wg.Wait()
+	kit.RunWorkers(ctx, c.queue, c.cfg.Workers, c.process)
 }
 
-func (c *Controller) next(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
+func (c *Controller) process(ctx context.Context, key string) {
 	after, err := c.sync(ctx, key)
 	switch {
 	case err != nil:
@@ -119,7 +107,6 @@ func (c *Controller) next(ctx context.Context) bool {
 	default:
 		c.queue.Forget(key)
 	}
-	return true
 }
 
 func (c *Controller) enqueuePod(obj any) {

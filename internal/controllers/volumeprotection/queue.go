@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"slices"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
@@ -23,7 +22,7 @@ type worker struct {
 
 func newWorker(kc *kit.Context, cfg Config, name string, sync func(context.Context, string) error) *worker {
 	return &worker{cfg: cfg, log: kc.Log.With("controller", name), sync: sync,
-		queue: kit.NewQueue(kc, name, workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax))}
+		queue: kit.NewQueue(kc, name, cfg.Limiter())}
 }
 
 // enqueue queues an object (or a tombstone of one).
@@ -34,25 +33,9 @@ func (w *worker) enqueue(obj any) {
 }
 
 // run runs the workers until ctx ends and returns once they stopped.
-func (w *worker) run(ctx context.Context) {
-	var wg sync.WaitGroup
-	for range w.cfg.Workers {
-		wg.Go(func() {
-			for w.next(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	w.queue.ShutDown()
-	wg.Wait()
-}
+func (w *worker) run(ctx context.Context) { kit.RunWorkers(ctx, w.queue, w.cfg.Workers, w.process) }
 
-func (w *worker) next(ctx context.Context) bool {
-	key, shutdown := w.queue.Get()
-	if shutdown {
-		return false
-	}
-	defer w.queue.Done(key)
+func (w *worker) process(ctx context.Context, key string) {
 	err := w.sync(ctx, key)
 	switch {
 	case ctx.Err() != nil:
@@ -66,7 +49,6 @@ func (w *worker) next(ctx context.Context) bool {
 		w.log.Log(ctx, level, "will retry", "object", key, "err", err)
 		w.queue.AddRateLimited(key)
 	}
-	return true
 }
 
 // candidate: being deleted, and still held by finalizer.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -76,7 +75,7 @@ func TestVolumeProtection(t *testing.T) {
 	if err := cs.CoreV1().Pods(ns).Delete(ctx, "user", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	mustStay(t, "claim used by a terminating pod", getPVC("used"))
+	membertest.MustStay(t, "claim used by a terminating pod", getPVC("used"))
 	zero := int64(0)
 	if err := cs.CoreV1().Pods(ns).Delete(ctx, "user", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
 		t.Fatal(err)
@@ -120,7 +119,7 @@ func TestVolumeProtection(t *testing.T) {
 		}
 	}
 	waitGone(t, "volume pv-free", getPV("pv-free"))
-	mustStay(t, "Bound volume", getPV("pv-bound"))
+	membertest.MustStay(t, "Bound volume", getPV("pv-bound"))
 	setPhase("pv-bound", corev1.VolumeReleased)
 	waitGone(t, "volume pv-bound", getPV("pv-bound"))
 }
@@ -154,27 +153,5 @@ func podUsing(t *testing.T, cs kubernetes.Interface, ns, name, claim, node strin
 
 func waitGone(t *testing.T, what string, get func(context.Context) error) {
 	t.Helper()
-	membertest.Eventually(t, 10*time.Second, func() error {
-		err := get(t.Context())
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil
-		case err != nil:
-			return err
-		}
-		return fmt.Errorf("%s still exists", what)
-	})
-}
-
-// mustStay checks that get keeps finding the object for a second (the
-// controllers had the time to act on it).
-func mustStay(t *testing.T, what string, get func(context.Context) error) {
-	t.Helper()
-	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) {
-		if err := get(t.Context()); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	membertest.WaitGone(t, 10*time.Second, what, get)
 }

@@ -21,6 +21,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"github.com/litek8s/litek8s/internal/controllers/kit"
 )
 
 // Outcome is what the kubelet makes of a pod: Running and Ready, or
@@ -61,15 +63,9 @@ func StartKubelet(t *testing.T, cs kubernetes.Interface, ns string, outcome Outc
 	ctx, cancel := context.WithCancel(context.Background())
 	f.Start(ctx.Done())
 	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			for k.next(ctx) {
-			}
-		})
-	}
+	wg.Go(func() { kit.RunWorkers(ctx, k.q, 4, k.process) })
 	t.Cleanup(func() {
 		cancel()
-		k.q.ShutDown()
 		wg.Wait()
 		f.Shutdown()
 	})
@@ -90,18 +86,12 @@ func (k *Kubelet) Pause(p bool) {
 	}
 }
 
-func (k *Kubelet) next(ctx context.Context) bool {
-	key, quit := k.q.Get()
-	if quit {
-		return false
-	}
-	defer k.q.Done(key)
+func (k *Kubelet) process(ctx context.Context, key string) {
 	if err := k.sync(ctx, key); err != nil && ctx.Err() == nil {
 		k.q.AddRateLimited(key)
-		return true
+		return
 	}
 	k.q.Forget(key)
-	return true
 }
 
 func (k *Kubelet) sync(ctx context.Context, key string) error {
