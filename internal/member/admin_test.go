@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/kv"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // adminCall is one request to a member's admin API and what it answers.
@@ -41,7 +43,7 @@ func (c *testCluster) admin(t *testing.T, a adminCall) (int, []byte) {
 	}
 	switch a.token {
 	case "":
-		sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+		sec, _, err := datadir.LoadSecrets(c.cfgs[0].DataDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,19 +64,19 @@ func (c *testCluster) admin(t *testing.T, a adminCall) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-// adminMembers sends a, which must succeed with a MemberList, and returns
+// adminMembers sends a, which must succeed with a adminapi.MemberList, and returns
 // the list by ID.
-func (c *testCluster) adminMembers(t *testing.T, a adminCall) map[string]MemberInfo {
+func (c *testCluster) adminMembers(t *testing.T, a adminCall) map[string]adminapi.MemberInfo {
 	t.Helper()
 	code, b := c.admin(t, a)
 	if code != http.StatusOK {
 		t.Fatalf("%s %s on member %d: %d %s", a.method, a.path, a.member, code, b)
 	}
-	var l MemberList
+	var l adminapi.MemberList
 	if err := json.Unmarshal(b, &l); err != nil {
 		t.Fatalf("%s %s: %v: %s", a.method, a.path, err, b)
 	}
-	out := make(map[string]MemberInfo, len(l.Members))
+	out := make(map[string]adminapi.MemberInfo, len(l.Members))
 	for _, m := range l.Members {
 		out[m.ID] = m
 	}
@@ -201,7 +203,7 @@ func TestAdminErrors(t *testing.T) {
 				}
 				return
 			}
-			var e AdminError
+			var e adminapi.Error
 			if err := json.Unmarshal(b, &e); err != nil || !strings.Contains(e.Error, tc.msg) {
 				t.Fatalf("body %s (%v), want an error with %q", b, err, tc.msg)
 			}
@@ -212,7 +214,7 @@ func TestAdminErrors(t *testing.T) {
 		t.Fatalf("members after refused requests: %+v", ms)
 	}
 	code, b := c.admin(t, adminCall{member: f, method: "GET", path: "/admin/v1/lag"})
-	var lags LagList
+	var lags adminapi.LagList
 	if code != http.StatusOK || json.Unmarshal(b, &lags) != nil || len(lags.Members) != 4 {
 		t.Fatalf("lag from a follower: %d %s", code, b)
 	}
@@ -234,7 +236,7 @@ func TestAdminLeaderTransfer(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("transfer: %d %s", code, b)
 	}
-	var li LeaderInfo
+	var li adminapi.LeaderInfo
 	if err := json.Unmarshal(b, &li); err != nil || li.ID != c.cfgs[to].ID || li.APIURL != c.members[to].URL() {
 		t.Fatalf("transfer answered %s (%v), want %s at %s", b, err, c.cfgs[to].ID, c.members[to].URL())
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // freeAddrs returns n loopback addresses whose ports were free a moment
@@ -111,11 +113,11 @@ func TestBootstrapExpect(t *testing.T) {
 	// one cluster: one CA, one leader, the same term everywhere
 	var clusters, leaders []string
 	for i, m := range members {
-		sec, _, err := loadSecrets(cfgs[i].DataDir)
+		sec, _, err := datadir.LoadSecrets(cfgs[i].DataDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		clusters = append(clusters, sec.clusterID())
+		clusters = append(clusters, sec.ClusterID())
 		st := m.Store().Status()
 		leaders = append(leaders, st.LeaderID)
 	}

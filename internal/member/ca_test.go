@@ -12,13 +12,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // A cluster bootstrapped with a given CA (what the Helm chart generates at
 // install) serves with certificates of that CA: a client that trusts only
 // it verifies the member, and a joiner receives it.
 func TestGivenCA(t *testing.T) {
-	caCert, caKey, err := newCA()
+	caCert, caKey, err := datadir.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func TestGivenCA(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	sec, _, err := loadSecrets(cfg.DataDir)
+	sec, _, err := datadir.LoadSecrets(cfg.DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,17 +55,17 @@ func TestGivenCA(t *testing.T) {
 }
 
 func TestGivenCARefused(t *testing.T) {
-	caCert, caKey, err := newCA()
+	caCert, caKey, err := datadir.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherCert, _, err := newCA()
+	otherCert, _, err := datadir.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// a certificate that is not a CA
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "leaf"},
+	tmpl := &x509.Certificate{SerialNumber: datadir.Serial(), Subject: pkix.Name{CommonName: "leaf"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
 	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	kb, _ := x509.MarshalECPrivateKey(key)

@@ -21,12 +21,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // restConfig is member i's client configuration (see start).
 func (c *testCluster) restConfig(i int) *rest.Config {
 	c.t.Helper()
-	sec, _, err := loadSecrets(c.cfgs[i].DataDir)
+	sec, _, err := datadir.LoadSecrets(c.cfgs[i].DataDir)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
@@ -303,11 +304,11 @@ func TestNonvoterJoinsAndIsRemoved(t *testing.T) {
 // the right hash joins; another is refused before the token is sent.
 func TestJoinWithCAHash(t *testing.T) {
 	c := newTestCluster(t, 1, nil)
-	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+	sec, _, err := datadir.LoadSecrets(c.cfgs[0].DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := newSecrets("", "", nil, nil)
+	other, err := datadir.NewSecrets("", "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

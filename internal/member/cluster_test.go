@@ -19,6 +19,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // testCluster is N real members in process: real TCP Raft on 127.0.0.1,
@@ -91,11 +93,11 @@ func (c *testCluster) start(i int) {
 	c.members[i] = m
 	c.cfgs[i].APIAddr = strings.TrimPrefix(m.URL(), "https://")
 	c.cfgs[i].Store.RaftAddr = m.Store().RaftAddr()
-	sec, _, err := loadSecrets(c.cfgs[i].DataDir)
+	sec, _, err := datadir.LoadSecrets(c.cfgs[i].DataDir)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	pool, err := sec.caPool()
+	pool, err := sec.CAPool()
 	if err != nil {
 		c.t.Fatal(err)
 	}

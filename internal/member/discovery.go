@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
@@ -164,7 +165,7 @@ func throwawayCert() (tls.Certificate, error) {
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	tmpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "litek8s-starting"},
+	tmpl := &x509.Certificate{SerialNumber: datadir.Serial(), Subject: pkix.Name{CommonName: "litek8s-starting"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // Helpers of the conformance tests (conformance_test.go): the captures of a
@@ -110,11 +112,11 @@ func newGoldenClient(t *testing.T, tweak func(*Config)) *goldenClient {
 			tweak(cfg)
 		}
 	})
-	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+	sec, _, err := datadir.LoadSecrets(c.cfgs[0].DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := sec.caPool()
+	pool, err := sec.CAPool()
 	if err != nil {
 		t.Fatal(err)
 	}

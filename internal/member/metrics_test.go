@@ -16,6 +16,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // raftContract is the "Raft and the store" table of docs/metrics.md: every
@@ -239,7 +241,7 @@ func (c *testCluster) scrape(i int, api bool) (*scraped, error) {
 	url, client := "http://"+c.members[i].MetricsAddr()+"/metrics", http.DefaultClient
 	req, err := http.NewRequestWithContext(c.t.Context(), "GET", url, nil)
 	if api {
-		sec, _, lerr := loadSecrets(c.cfgs[i].DataDir)
+		sec, _, lerr := datadir.LoadSecrets(c.cfgs[i].DataDir)
 		if lerr != nil {
 			return nil, lerr
 		}

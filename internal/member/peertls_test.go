@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // Issue 6, acceptance 5: Raft and the internal endpoints refuse a client
@@ -21,24 +23,24 @@ import (
 // (so that the refusals are not an accident of the test).
 func TestMemberTrafficNeedsClusterCertificate(t *testing.T) {
 	c := newTestCluster(t, 2, nil) // two members replicate: Raft's TLS works
-	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+	sec, _, err := datadir.LoadSecrets(c.cfgs[0].DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := sec.caPool()
+	pool, err := sec.CAPool()
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := newSecrets("", "", nil, nil)
+	other, err := datadir.NewSecrets("", "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ips := certIPs("127.0.0.1:1", nil)
-	member, err := sec.memberCert("prober", ips, nil)
+	member, err := sec.MemberCert("prober", ips, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign, err := other.memberCert("prober", ips, nil)
+	foreign, err := other.MemberCert("prober", ips, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,9 +132,9 @@ func raftHandshake(addr string, pool *x509.CertPool, certs []tls.Certificate) er
 
 // userCert is a certificate of the cluster CA for someone who is not a
 // member (what an administrator could issue to a user).
-func userCert(t *testing.T, sec secrets) tls.Certificate {
+func userCert(t *testing.T, sec datadir.Secrets) tls.Certificate {
 	t.Helper()
-	cert, err := sec.memberCert("alice", nil, nil)
+	cert, err := sec.MemberCert("alice", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

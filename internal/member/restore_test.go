@@ -13,6 +13,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // A backup of a running cluster restored into an empty data dir starts a
@@ -41,10 +43,10 @@ func TestRestoreDataDir(t *testing.T) {
 	}
 
 	dir := filepath.Join(t.TempDir(), "restored")
-	if _, err := RestoreDataDir(bytes.NewReader(buf.Bytes()), dir, "r0", "127.0.0.1:0", "", "restored-join"); err != nil {
+	if _, err := datadir.Restore(bytes.NewReader(buf.Bytes()), dir, "r0", "127.0.0.1:0", "", "restored-join"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RestoreDataDir(bytes.NewReader(buf.Bytes()), dir, "r0", "127.0.0.1:0", "", ""); err == nil {
+	if _, err := datadir.Restore(bytes.NewReader(buf.Bytes()), dir, "r0", "127.0.0.1:0", "", ""); err == nil {
 		t.Error("restored twice into the same data dir")
 	}
 	cfg := DefaultConfig()
@@ -76,12 +78,12 @@ func TestRestoreDataDir(t *testing.T) {
 	if rv, _ := strconv.ParseUint(cm.ResourceVersion, 10, 64); rv <= info.Index {
 		t.Errorf("a write after the restore got resourceVersion %d, not above the backup's %d", rv, info.Index)
 	}
-	sec, _, err := loadSecrets(dir)
+	sec, _, err := datadir.LoadSecrets(dir)
 	if err != nil || sec.JoinToken != "restored-join" {
 		t.Errorf("restored secrets: %v %q", err, sec.JoinToken)
 	}
-	old, _, _ := loadSecrets(c.cfgs[0].DataDir)
-	if sec.clusterID() == old.clusterID() {
+	old, _, _ := datadir.LoadSecrets(c.cfgs[0].DataDir)
+	if sec.ClusterID() == old.ClusterID() {
 		t.Error("the restored cluster has the old cluster's CA")
 	}
 }

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // Issue 6, acceptance 4: a rolling restart of a 3-member cluster, one
@@ -30,11 +32,11 @@ func TestRollingRestartLosesNoWrite(t *testing.T) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "roll"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+	sec, _, err := datadir.LoadSecrets(c.cfgs[0].DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := sec.caPool()
+	pool, err := sec.CAPool()
 	if err != nil {
 		t.Fatal(err)
 	}
