@@ -8,12 +8,11 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/httpx"
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/member/adminapi"
 	"github.com/litek8s/litek8s/internal/raftstore"
@@ -64,68 +63,37 @@ func adminNoRoute(mux *http.ServeMux, w http.ResponseWriter, r *http.Request) er
 		}
 	}
 	if len(allow) == 0 {
-		return adminErrorf(http.StatusNotFound, "no admin endpoint %s", r.URL.Path)
+		return httpx.Errorf(http.StatusNotFound, "no admin endpoint %s", r.URL.Path)
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	return adminErrorf(http.StatusMethodNotAllowed, "%s %s: allowed methods are %s", r.Method, r.URL.Path,
+	return httpx.Errorf(http.StatusMethodNotAllowed, "%s %s: allowed methods are %s", r.Method, r.URL.Path,
 		strings.Join(allow, ", "))
 }
 
-// adminHandlerFunc is an admin endpoint; adminFunc writes its error.
-type adminHandlerFunc func(w http.ResponseWriter, r *http.Request) error
-
-// adminFunc adapts h: an error becomes an adminapi.Error body with the code
-// adminCode picks.
-func (m *Member) adminFunc(h adminHandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		err := h(w, r)
-		if err == nil {
-			return
-		}
-		code := adminCode(err)
-		if code >= 500 {
-			m.log.Warn("admin request failed", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
-		} else {
-			m.log.Debug("admin request refused", "method", r.Method, "path", r.URL.Path, "code", code, "err", err)
-		}
-		writeAdminJSON(w, code, adminapi.Error{Error: err.Error()})
-	})
+// adminCodes maps the errors of admin endpoints to status codes.
+func adminCodes() httpx.Codes {
+	return httpx.Codes{Rules: []httpx.Rule{
+		{Code: http.StatusBadRequest, Errs: []error{raftstore.ErrInvalidMember}},
+		{Code: http.StatusNotFound, Errs: []error{kv.ErrNotFound}},
+		{Code: http.StatusConflict, Errs: []error{kv.ErrConflict}},
+		// retry: nothing was changed, or the change is idempotent
+		{Code: http.StatusServiceUnavailable, Errs: []error{kv.ErrNotLeader, kv.ErrNoLeader, kv.ErrUnknownOutcome, kv.ErrClosed}},
+		// done, but its effect not seen yet (a transfer's new leader)
+		{Code: http.StatusGatewayTimeout, Errs: []error{context.DeadlineExceeded}},
+	}}
 }
 
-// adminHTTPError is an error with its own HTTP code (bad requests).
-type adminHTTPError struct {
-	code int
-	msg  string
-}
-
-func (e *adminHTTPError) Error() string { return e.msg }
-
-func adminErrorf(code int, format string, args ...any) error {
-	return &adminHTTPError{code: code, msg: fmt.Sprintf(format, args...)}
-}
-
-func adminCode(err error) int {
-	var he *adminHTTPError
-	switch {
-	case errors.As(err, &he):
-		return he.code
-	case errors.Is(err, raftstore.ErrInvalidMember):
-		return http.StatusBadRequest
-	case errors.Is(err, kv.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, kv.ErrConflict):
-		return http.StatusConflict
-	case errors.Is(err, kv.ErrNotLeader), errors.Is(err, kv.ErrNoLeader), errors.Is(err, kv.ErrUnknownOutcome),
-		errors.Is(err, kv.ErrClosed):
-		return http.StatusServiceUnavailable // retry: nothing was changed, or the change is idempotent
-	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusGatewayTimeout // done, but its effect not seen yet (a transfer's new leader)
-	}
-	return http.StatusInternalServerError
+// adminFunc adapts h: an error becomes an adminapi.Error body with the
+// code adminCodes picks; 5xx are logged as warnings, other errors at debug.
+func (m *Member) adminFunc(h httpx.HandlerFunc) http.Handler {
+	return httpx.Adapter{Codes: adminCodes(), Log: m.log, Msg: "admin request",
+		Write: func(w http.ResponseWriter, code int, err error) {
+			httpx.WriteJSON(w, code, adminapi.Error{Error: err.Error()})
+		}}.Handler(h)
 }
 
 // onLeader runs h on the leader: a follower relays the request there.
-func (m *Member) onLeader(h adminHandlerFunc) adminHandlerFunc {
+func (m *Member) onLeader(h httpx.HandlerFunc) httpx.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		if handled, err := m.toLeader(w, r, true); handled {
 			return err
@@ -152,30 +120,22 @@ func (m *Member) toLeader(w http.ResponseWriter, r *http.Request, wait bool) (ha
 	if !ok || self {
 		return false, nil
 	}
-	if r.Header.Get(adminForwarded) != "" {
+	fwd := httpx.Forwarder{Header: adminForwarded, From: m.cfg.ID, Transport: m.store.PeerClient().Transport,
+		OnError: func(w http.ResponseWriter, leader string, err error) {
+			httpx.WriteJSON(w, http.StatusBadGateway, adminapi.Error{Error: fmt.Sprintf(
+				"member %s: relaying to the leader at %s: %v", m.cfg.ID, leader, err)})
+		}}
+	if fwd.Relayed(r) {
 		return true, fmt.Errorf("member: relayed to %s, which no longer leads: %w", m.cfg.ID, kv.ErrNoLeader)
 	}
-	target, err := url.Parse(leader)
-	if err != nil {
+	if err := fwd.Forward(w, r, leader); err != nil {
 		return true, fmt.Errorf("member: leader URL %q: %w", leader, err)
 	}
-	proxy := &httputil.ReverseProxy{
-		Transport: m.store.PeerClient().Transport,
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(target)
-			pr.Out.Header.Set(adminForwarded, m.cfg.ID)
-		},
-		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			writeAdminJSON(w, http.StatusBadGateway, adminapi.Error{Error: fmt.Sprintf(
-				"member %s: relaying to the leader at %s: %v", m.cfg.ID, leader, err)})
-		},
-	}
-	proxy.ServeHTTP(w, r)
 	return true, nil
 }
 
 func (m *Member) serveStatus(w http.ResponseWriter, r *http.Request) error {
-	writeAdminJSON(w, http.StatusOK, m.status())
+	httpx.WriteJSON(w, http.StatusOK, m.status())
 	return nil
 }
 
@@ -205,7 +165,7 @@ func (m *Member) writeMembers(w http.ResponseWriter) error {
 		l.Members[i] = adminapi.MemberInfo{ID: mi.ID, RaftAddr: mi.RaftAddr, APIURL: mi.APIURL,
 			Suffrage: string(mi.Suffrage), Leader: mi.Leader}
 	}
-	writeAdminJSON(w, http.StatusOK, l)
+	httpx.WriteJSON(w, http.StatusOK, l)
 	return nil
 }
 
@@ -258,7 +218,7 @@ func (m *Member) serveLag(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeAdminJSON(w, http.StatusOK, adminapi.LagList{Members: lags})
+	httpx.WriteJSON(w, http.StatusOK, adminapi.LagList{Members: lags})
 	return nil
 }
 
@@ -294,7 +254,7 @@ func (m *Member) serveResync(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			m.log.Info("admin: resync requested", "id", id)
-			writeAdminJSON(w, http.StatusAccepted, l)
+			httpx.WriteJSON(w, http.StatusAccepted, l)
 			return nil
 		}
 	}
@@ -321,7 +281,7 @@ func (m *Member) serveTransfer(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	writeAdminJSON(w, http.StatusOK, info)
+	httpx.WriteJSON(w, http.StatusOK, info)
 	return nil
 }
 
@@ -374,7 +334,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 func decodeAdminBody(r *http.Request, v any, optional bool) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			return adminErrorf(http.StatusUnsupportedMediaType, "Content-Type %q: the admin API takes application/json", ct)
+			return httpx.Errorf(http.StatusUnsupportedMediaType, "Content-Type %q: the admin API takes application/json", ct)
 		}
 	}
 	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<16))
@@ -383,16 +343,10 @@ func decodeAdminBody(r *http.Request, v any, optional bool) error {
 		if optional && errors.Is(err, io.EOF) {
 			return nil
 		}
-		return adminErrorf(http.StatusBadRequest, "bad request body: %v", err)
+		return httpx.Errorf(http.StatusBadRequest, "bad request body: %v", err)
 	}
 	if dec.More() {
-		return adminErrorf(http.StatusBadRequest, "bad request body: more than one JSON value")
+		return httpx.Errorf(http.StatusBadRequest, "bad request body: more than one JSON value")
 	}
 	return nil
-}
-
-func writeAdminJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(v)
 }

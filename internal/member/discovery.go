@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/httpx"
 	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
@@ -131,7 +132,7 @@ func (m *Member) serveHello(clusterID string) (stop func(), err error) {
 	mux := http.NewServeMux()
 	hello := raftstore.Hello{ID: m.cfg.ID, ClusterID: clusterID}
 	mux.HandleFunc("GET /internal/v1/hello", func(w http.ResponseWriter, r *http.Request) {
-		writeAdminJSON(w, http.StatusOK, hello)
+		httpx.WriteJSON(w, http.StatusOK, hello)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this member is starting", http.StatusServiceUnavailable)
