@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"crypto/ecdsa"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
@@ -31,7 +32,7 @@ func TestGivenCA(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Start(t.Context(), cfg)
+	m, err := member.Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestGivenCARefused(t *testing.T) {
 		{"not PEM", []byte("junk"), []byte("junk"), "the given CA"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := member.DefaultConfig()
 			cfg.CACert, cfg.CAKey = tc.cert, tc.key
 			err := cfg.Validate()
 			if err == nil || !strings.Contains(err.Error(), tc.wantSubstr) {
