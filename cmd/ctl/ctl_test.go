@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/internal/version"
 )
@@ -78,7 +79,7 @@ func ctlProcess(t *testing.T, env []string, args ...string) (int, string) {
 }
 
 // adminStatus asks member url for its own status directly.
-func adminStatus(t *testing.T, c *membertest.Cluster, i int) member.Status {
+func adminStatus(t *testing.T, c *membertest.Cluster, i int) adminapi.Status {
 	t.Helper()
 	req, err := http.NewRequestWithContext(t.Context(), "GET", c.URL(i)+"/admin/v1/status", nil)
 	if err != nil {
@@ -91,7 +92,7 @@ func adminStatus(t *testing.T, c *membertest.Cluster, i int) member.Status {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var s member.Status
+	var s adminapi.Status
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("status of member %d: %s %v", i, resp.Status, err)
 	}
@@ -163,8 +164,8 @@ func silentListener(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func byID(l member.MemberList) map[string]member.MemberInfo {
-	out := make(map[string]member.MemberInfo, len(l.Members))
+func byID(l adminapi.MemberList) map[string]adminapi.MemberInfo {
+	out := make(map[string]adminapi.MemberInfo, len(l.Members))
 	for _, m := range l.Members {
 		out[m.ID] = m
 	}
@@ -183,9 +184,9 @@ func TestCtlOperatesCluster(t *testing.T) {
 	viaFollower := []string{"--kubeconfig", kc, "--server", c.URL(f)}
 
 	joiner := startJoiner(t, c, "m3", f)
-	var l member.MemberList
+	var l adminapi.MemberList
 	membertest.Eventually(t, 10*time.Second, func() error {
-		l = member.MemberList{}
+		l = adminapi.MemberList{}
 		ctlJSON(t, &l, "members", "list", "--kubeconfig", kc)
 		ms := byID(l)
 		if len(ms) != 4 || ms["m3"].APIURL != joiner.URL() || ms["m3"].Suffrage != "Voter" {
@@ -228,7 +229,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 	})
 
 	t.Run("remove through a follower", func(t *testing.T) {
-		var after member.MemberList
+		var after adminapi.MemberList
 		ctlJSON(t, &after, append([]string{"members", "remove", "m3"}, viaFollower...)...)
 		if ms := byID(after); len(ms) != 3 || ms["m3"].ID != "" {
 			t.Fatalf("after remove: %+v", after)
@@ -261,7 +262,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 
 	t.Run("leader transfer", func(t *testing.T) {
 		to := c.Follower()
-		var li member.LeaderInfo
+		var li adminapi.LeaderInfo
 		ctlJSON(t, &li, append([]string{"leader", "transfer", "--to", fmt.Sprintf("m%d", to)}, viaFollower...)...)
 		if li.ID != fmt.Sprintf("m%d", to) || li.APIURL != c.URL(to) {
 			t.Fatalf("transfer answered %+v, want m%d", li, to)
@@ -283,7 +284,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 		target := fmt.Sprintf("m%d", (l+1)%3)
 		via := []string{"--kubeconfig", kc, "--server", c.URL((l + 2) % 3)}
 		for _, step := range []struct{ verb, want string }{{"demote", "Nonvoter"}, {"promote", "Voter"}} {
-			var after member.MemberList
+			var after adminapi.MemberList
 			ctlJSON(t, &after, append([]string{"members", step.verb, target}, via...)...)
 			if got := byID(after)[target].Suffrage; got != step.want {
 				t.Fatalf("after %s: %s is %q: %+v", step.verb, target, got, after)
@@ -304,7 +305,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 
 	t.Run("a member that never answers", func(t *testing.T) {
 		silent := silentListener(t)
-		var after member.MemberList
+		var after adminapi.MemberList
 		ctlJSON(t, &after, "members", "add", "ghost", "--raft-addr", "127.0.0.1:1", "--api-url", "https://"+silent,
 			"--nonvoter", "--kubeconfig", kc)
 		if g := byID(after)["ghost"]; g.Suffrage != "Nonvoter" || g.APIURL != "https://"+silent {
@@ -349,7 +350,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 
 	t.Run("environment instead of flags", func(t *testing.T) {
 		code, out := ctlProcess(t, []string{"LITEK8S_KUBECONFIG=" + kc, "LITEK8S_OUTPUT=json"}, "members", "list")
-		var l member.MemberList
+		var l adminapi.MemberList
 		if code != 0 || json.Unmarshal([]byte(out), &l) != nil || len(l.Members) != 3 {
 			t.Fatalf("exit %d:\n%s", code, out)
 		}
@@ -362,7 +363,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 				t.Fatalf("ctl %v with a wrong token: exit %d\n%s", args, code, out)
 			}
 		}
-		var l member.MemberList
+		var l adminapi.MemberList
 		ctlJSON(t, &l, "members", "list", "--kubeconfig", kc)
 		if len(l.Members) != 3 {
 			t.Fatalf("members after refused calls: %+v", l)
@@ -373,7 +374,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 		l := c.WaitLeader()
 		target := (l + 1) % 3
 		id := fmt.Sprintf("m%d", target)
-		var ml member.MemberLag
+		var ml adminapi.MemberLag
 		ctlJSON(t, &ml, "resync", id, "--kubeconfig", kc)
 		if ml.ID != id {
 			t.Fatalf("resync answered %+v", ml)
@@ -431,8 +432,8 @@ func TestCtlOperatesCluster(t *testing.T) {
 // one term, and applied indexes between the two readings.
 func statusAgrees(t *testing.T, c *membertest.Cluster, joiner *member.Member, kc string) error {
 	t.Helper()
-	direct := func() map[string]member.Status {
-		out := make(map[string]member.Status)
+	direct := func() map[string]adminapi.Status {
+		out := make(map[string]adminapi.Status)
 		for i := range c.N() {
 			s := adminStatus(t, c, i)
 			out[s.ID] = s
@@ -482,7 +483,7 @@ func statusAgrees(t *testing.T, c *membertest.Cluster, joiner *member.Member, kc
 
 // joinerStatus asks the member that joined for its status (it shares the
 // cluster's CA and token, so member 0's client reaches it).
-func joinerStatus(t *testing.T, c *membertest.Cluster, joiner *member.Member) member.Status {
+func joinerStatus(t *testing.T, c *membertest.Cluster, joiner *member.Member) adminapi.Status {
 	t.Helper()
 	rc := c.RESTConfig(0)
 	req, err := http.NewRequestWithContext(t.Context(), "GET", joiner.URL()+"/admin/v1/status", nil)
@@ -495,7 +496,7 @@ func joinerStatus(t *testing.T, c *membertest.Cluster, joiner *member.Member) me
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var s member.Status
+	var s adminapi.Status
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
+
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 )
 
 func newKubeconfigCmd(o *options) *cobra.Command {
@@ -20,7 +22,7 @@ func newKubeconfigCmd(o *options) *cobra.Command {
 				return err
 			}
 			var kc []byte
-			if err := c.get(cmd.Context(), c.base, "/admin/v1/kubeconfig", &kc); err != nil {
+			if err := c.get(cmd.Context(), c.base, adminapi.PathKubeconfig, &kc); err != nil {
 				return err
 			}
 			if o.output() == outputJSON {

@@ -1,5 +1,5 @@
 // Command ctl administers a litek8s cluster through a member's admin
-// endpoints (/admin/v1/..., see internal/member/admin.go) with the admin
+// endpoints (/admin/v1/..., see internal/member/adminapi) with the admin
 // credentials of a kubeconfig (default data/kubeconfig, the one a member
 // writes at first start) or of flags:
 //

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 )
 
 func newMembersCmd(o *options) *cobra.Command {
@@ -23,8 +23,8 @@ func newMembersCmd(o *options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				var l member.MemberList
-				if err := c.get(cmd.Context(), c.base, "/admin/v1/members", &l); err != nil {
+				var l adminapi.MemberList
+				if err := c.get(cmd.Context(), c.base, adminapi.PathMembers, &l); err != nil {
 					return err
 				}
 				return printMembers(cmd.OutOrStdout(), o.output(), l)
@@ -40,7 +40,7 @@ func newMembersCmd(o *options) *cobra.Command {
 }
 
 func newMembersAddCmd(o *options) *cobra.Command {
-	var req member.AddMemberRequest
+	var req adminapi.AddMemberRequest
 	var nonvoter bool
 	cmd := &cobra.Command{
 		Use:   "add ID --raft-addr HOST:PORT --api-url URL [--nonvoter]",
@@ -51,7 +51,7 @@ func newMembersAddCmd(o *options) *cobra.Command {
 			if nonvoter {
 				req.Suffrage = "Nonvoter"
 			}
-			return runMemberChange(cmd.Context(), o, cmd.OutOrStdout(), "POST", "/admin/v1/members", &req)
+			return runMemberChange(cmd.Context(), o, cmd.OutOrStdout(), "POST", adminapi.PathMembers, &req)
 		},
 	}
 	cmd.Flags().StringVar(&req.RaftAddr, "raft-addr", "", "the member's Raft address (host:port)")
@@ -68,7 +68,7 @@ func memberChangeCmd(o *options, verb, short, method, suffix string) *cobra.Comm
 	return &cobra.Command{
 		Use: verb + " ID", Short: short, Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := "/admin/v1/members/" + url.PathEscape(args[0]) + suffix
+			path := adminapi.PathMembers + "/" + url.PathEscape(args[0]) + suffix
 			return runMemberChange(cmd.Context(), o, cmd.OutOrStdout(), method, path, nil)
 		},
 	}
@@ -80,14 +80,14 @@ func runMemberChange(ctx context.Context, o *options, out io.Writer, method, pat
 	if err != nil {
 		return err
 	}
-	var l member.MemberList
+	var l adminapi.MemberList
 	if err := c.change(ctx, method, path, in, &l); err != nil {
 		return err
 	}
 	return printMembers(out, o.output(), l)
 }
 
-func printMembers(out io.Writer, format string, l member.MemberList) error {
+func printMembers(out io.Writer, format string, l adminapi.MemberList) error {
 	sort.Slice(l.Members, func(i, j int) bool { return l.Members[i].ID < l.Members[j].ID })
 	if format == outputJSON {
 		return writeJSON(out, l)
@@ -110,8 +110,8 @@ func newLeaderCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var li member.LeaderInfo
-			if err := c.change(cmd.Context(), "POST", "/admin/v1/leader/transfer", member.TransferRequest{ID: to},
+			var li adminapi.LeaderInfo
+			if err := c.change(cmd.Context(), "POST", adminapi.PathTransfer, adminapi.TransferRequest{ID: to},
 				&li); err != nil {
 				return err
 			}
@@ -144,8 +144,8 @@ func newResyncCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var l member.MemberLag
-			path := "/admin/v1/members/" + url.PathEscape(args[0]) + "/resync"
+			var l adminapi.MemberLag
+			path := adminapi.PathMembers + "/" + url.PathEscape(args[0]) + "/resync"
 			if err := c.change(cmd.Context(), "POST", path, nil, &l); err != nil {
 				return err
 			}

@@ -14,7 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
+	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
@@ -90,7 +91,7 @@ func newRestoreCmd(o *options) *cobra.Command {
 				return err
 			}
 			defer f.Close()
-			info, err := member.RestoreDataDir(f, dataDir, id, raftAddr, adminToken, joinToken)
+			info, err := datadir.Restore(f, dataDir, id, raftAddr, adminToken, joinToken)
 			if err != nil {
 				return err
 			}
@@ -135,7 +136,7 @@ func saveSnapshot(ctx context.Context, c *adminClient, file string) (_ raftstore
 			os.Remove(tmp)
 		}
 	}()
-	if err := c.stream(ctx, "/admin/v1/snapshot", f); err != nil {
+	if err := c.stream(ctx, adminapi.PathSnapshot, f); err != nil {
 		return raftstore.BackupInfo{}, err
 	}
 	if err := f.Sync(); err != nil {

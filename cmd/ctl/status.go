@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 )
 
 // StatusOutput is what `ctl status -o json` prints: every member of the
@@ -23,15 +23,15 @@ type StatusOutput struct {
 // MemberStatus is one member: its entry in the configuration (the leader's
 // view), what it says of itself, and its lag.
 type MemberStatus struct {
-	member.MemberInfo
+	adminapi.MemberInfo
 	// Status is the member's own answer; nil when it cannot be reached.
-	Status *member.Status `json:"status,omitempty"`
+	Status *adminapi.Status `json:"status,omitempty"`
 	// Lag is the leader's commit index minus this member's applied index
 	// (entries), when both are known.
 	Lag *uint64 `json:"lag,omitempty"`
 	// LeaderView is the member's lag as the leader tracks it from the
 	// member's reports: known even when the member cannot be reached.
-	LeaderView *member.MemberLag `json:"leaderView,omitempty"`
+	LeaderView *adminapi.MemberLag `json:"leaderView,omitempty"`
 	// Error says why the member could not be reached.
 	Error string `json:"error,omitempty"`
 }
@@ -67,8 +67,8 @@ const memberTimeout = 5 * time.Second
 // clusterStatus asks the member the settings name for the configuration,
 // then every member for its status at its own API URL.
 func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
-	var l member.MemberList
-	if err := c.get(ctx, c.base, "/admin/v1/members", &l); err != nil {
+	var l adminapi.MemberList
+	if err := c.get(ctx, c.base, adminapi.PathMembers, &l); err != nil {
 		return StatusOutput{}, err
 	}
 	sort.Slice(l.Members, func(i, j int) bool { return l.Members[i].ID < l.Members[j].ID })
@@ -86,17 +86,17 @@ func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
 			continue
 		}
 		wg.Go(func() {
-			var s member.Status
-			if err := c.get(mctx, mi.APIURL, "/admin/v1/status", &s); err != nil {
+			var s adminapi.Status
+			if err := c.get(mctx, mi.APIURL, adminapi.PathStatus, &s); err != nil {
 				ms.Error = err.Error()
 				return
 			}
 			ms.Status = &s
 		})
 	}
-	var lags member.LagList
+	var lags adminapi.LagList
 	wg.Go(func() {
-		if c.get(ctx, c.base, "/admin/v1/lag", &lags) != nil {
+		if c.get(ctx, c.base, adminapi.PathLag, &lags) != nil {
 			lags.Members = nil // no leader: no leader's view
 		}
 	})
@@ -122,7 +122,7 @@ func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
 // leaderCommit is the leader's commit index: the member the configuration
 // names as leader, else one that says it leads (the latest term).
 func leaderCommit(ms []MemberStatus) (uint64, bool) {
-	var best *member.Status
+	var best *adminapi.Status
 	for _, m := range ms {
 		if m.Status == nil {
 			continue

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 	"github.com/litek8s/litek8s/internal/version"
 )
 
@@ -39,8 +39,8 @@ func newVersionCmd(o *options) *cobra.Command {
 func serverVersion(ctx context.Context, out io.Writer, c *adminClient) error {
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
-	var s member.Status
-	if err := c.get(ctx, c.base, "/admin/v1/status", &s); err != nil {
+	var s adminapi.Status
+	if err := c.get(ctx, c.base, adminapi.PathStatus, &s); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "server: litek8s %s (member %s at %s)\n", s.Version, s.ID, c.base)

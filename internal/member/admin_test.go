@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"encoding/json"
@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/litek8s/litek8s/internal/kv"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
+	"github.com/litek8s/litek8s/internal/member/datadir"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // adminCall is one request to a member's admin API and what it answers.
@@ -23,13 +26,13 @@ type adminCall struct {
 	token       string // the admin token when empty; "-" sends none
 }
 
-func (c *testCluster) admin(t *testing.T, a adminCall) (int, []byte) {
+func admin(t *testing.T, c *membertest.Cluster, a adminCall) (int, []byte) {
 	t.Helper()
 	var body io.Reader
 	if a.body != "" {
 		body = strings.NewReader(a.body)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), a.method, c.members[a.member].URL()+a.path, body)
+	req, err := http.NewRequestWithContext(t.Context(), a.method, c.Member(a.member).URL()+a.path, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func (c *testCluster) admin(t *testing.T, a adminCall) (int, []byte) {
 	}
 	switch a.token {
 	case "":
-		sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+		sec, _, err := datadir.LoadSecrets(c.Config(0).DataDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +53,7 @@ func (c *testCluster) admin(t *testing.T, a adminCall) (int, []byte) {
 	default:
 		req.Header.Set("Authorization", "Bearer "+a.token)
 	}
-	resp, err := (&http.Client{Transport: c.transps[a.member], Timeout: 30 * time.Second}).Do(req)
+	resp, err := (&http.Client{Transport: c.Transport(a.member), Timeout: 30 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", a.method, a.path, err)
 	}
@@ -62,19 +65,19 @@ func (c *testCluster) admin(t *testing.T, a adminCall) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-// adminMembers sends a, which must succeed with a MemberList, and returns
+// adminMembers sends a, which must succeed with a adminapi.MemberList, and returns
 // the list by ID.
-func (c *testCluster) adminMembers(t *testing.T, a adminCall) map[string]MemberInfo {
+func adminMembers(t *testing.T, c *membertest.Cluster, a adminCall) map[string]adminapi.MemberInfo {
 	t.Helper()
-	code, b := c.admin(t, a)
+	code, b := admin(t, c, a)
 	if code != http.StatusOK {
 		t.Fatalf("%s %s on member %d: %d %s", a.method, a.path, a.member, code, b)
 	}
-	var l MemberList
+	var l adminapi.MemberList
 	if err := json.Unmarshal(b, &l); err != nil {
 		t.Fatalf("%s %s: %v: %s", a.method, a.path, err, b)
 	}
-	out := make(map[string]MemberInfo, len(l.Members))
+	out := make(map[string]adminapi.MemberInfo, len(l.Members))
 	for _, m := range l.Members {
 		out[m.ID] = m
 	}
@@ -84,11 +87,11 @@ func (c *testCluster) adminMembers(t *testing.T, a adminCall) map[string]MemberI
 // Membership changes sent to a follower reach the leader, and the list a
 // follower answers right after a change shows it.
 func TestAdminMembershipThroughFollower(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
-	l, f := c.leader(), c.follower()
-	leaderID := c.cfgs[l].ID
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
+	l, f := c.WaitLeader(), c.Follower()
+	leaderID := c.Config(l).ID
 
-	ms := c.adminMembers(t, adminCall{member: f, method: "GET", path: "/admin/v1/members"})
+	ms := adminMembers(t, c, adminCall{member: f, method: "GET", path: "/admin/v1/members"})
 	if len(ms) != 3 || !ms[leaderID].Leader {
 		t.Fatalf("members from follower %d: %+v (leader %s)", f, ms, leaderID)
 	}
@@ -102,26 +105,27 @@ func TestAdminMembershipThroughFollower(t *testing.T) {
 	// nonvoter costs the cluster nothing; as a voter it still leaves a
 	// quorum of the three running members.
 	add := `{"id":"ghost","raftAddr":"127.0.0.1:1","apiURL":"https://127.0.0.1:1","suffrage":"Nonvoter"}`
-	ms = c.adminMembers(t, adminCall{member: f, method: "POST", path: "/admin/v1/members", body: add})
+	ms = adminMembers(t, c, adminCall{member: f, method: "POST", path: "/admin/v1/members", body: add})
 	if g := ms["ghost"]; len(ms) != 4 || g.Suffrage != "Nonvoter" || g.APIURL != "https://127.0.0.1:1" {
 		t.Fatalf("after adding ghost: %+v", ms)
 	}
 	for _, step := range []struct{ verb, want string }{{"promote", "Voter"}, {"demote", "Nonvoter"}, {"promote", "Voter"}} {
-		ms = c.adminMembers(t, adminCall{member: f, method: "POST", path: "/admin/v1/members/ghost/" + step.verb})
+		ms = adminMembers(t, c, adminCall{member: f, method: "POST", path: "/admin/v1/members/ghost/" + step.verb})
 		if g := ms["ghost"]; g.Suffrage != step.want {
 			t.Fatalf("after %s: ghost is %+v", step.verb, g)
 		}
 	}
-	ms = c.adminMembers(t, adminCall{member: f, method: "GET", path: "/admin/v1/members"})
+	ms = adminMembers(t, c, adminCall{member: f, method: "GET", path: "/admin/v1/members"})
 	if ms["ghost"].Suffrage != "Voter" {
 		t.Fatalf("list after promote: %+v", ms)
 	}
-	ms = c.adminMembers(t, adminCall{member: f, method: "DELETE", path: "/admin/v1/members/ghost"})
+	ms = adminMembers(t, c, adminCall{member: f, method: "DELETE", path: "/admin/v1/members/ghost"})
 	if _, ok := ms["ghost"]; ok || len(ms) != 3 {
 		t.Fatalf("after removing ghost: %+v", ms)
 	}
-	for i, m := range c.members {
-		eventually(t, 5*time.Second, func() error {
+	for i := range c.N() {
+		m := c.Member(i)
+		membertest.Eventually(t, 5*time.Second, func() error {
 			got, err := m.Store().Membership()
 			if err != nil {
 				return err
@@ -132,18 +136,18 @@ func TestAdminMembershipThroughFollower(t *testing.T) {
 			return nil
 		})
 	}
-	if _, _, err := c.members[l].Store().Get(t.Context(), kv.Key{Resource: "_members", Name: "ghost"}, false); !errors.Is(err, kv.ErrNotFound) {
+	if _, _, err := c.Member(l).Store().Get(t.Context(), kv.Key{Resource: "_members", Name: "ghost"}, false); !errors.Is(err, kv.ErrNotFound) {
 		t.Errorf("the removed member's addresses are still recorded: %v", err)
 	}
 }
 
 // Bad admin requests get a precise JSON error and change nothing.
 func TestAdminErrors(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
-	l, f := c.leader(), c.follower()
-	leaderID := c.cfgs[l].ID
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
+	l, f := c.WaitLeader(), c.Follower()
+	leaderID := c.Config(l).ID
 	// a nonvoter, for the transfer refusal
-	c.adminMembers(t, adminCall{member: l, method: "POST", path: "/admin/v1/members",
+	adminMembers(t, c, adminCall{member: l, method: "POST", path: "/admin/v1/members",
 		body: `{"id":"ghost","raftAddr":"127.0.0.1:1","apiURL":"https://127.0.0.1:1","suffrage":"Nonvoter"}`})
 	for _, tc := range []struct {
 		name string
@@ -160,7 +164,7 @@ func TestAdminErrors(t *testing.T) {
 		{"promote unknown", adminCall{member: l, method: "POST", path: "/admin/v1/members/nobody/promote"},
 			http.StatusNotFound, `"nobody"`},
 		{"add a voter as nonvoter", adminCall{member: f, method: "POST", path: "/admin/v1/members",
-			body: fmt.Sprintf(`{"id":%q,"raftAddr":"127.0.0.1:1","apiURL":"https://x","suffrage":"Nonvoter"}`, c.cfgs[f].ID)},
+			body: fmt.Sprintf(`{"id":%q,"raftAddr":"127.0.0.1:1","apiURL":"https://x","suffrage":"Nonvoter"}`, c.Config(f).ID)},
 			http.StatusConflict, "demote it instead"},
 		{"transfer to a nonvoter", adminCall{member: f, method: "POST", path: "/admin/v1/leader/transfer", body: `{"id":"ghost"}`},
 			http.StatusConflict, "has no vote"},
@@ -191,7 +195,7 @@ func TestAdminErrors(t *testing.T) {
 			http.StatusUnauthorized, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, b := c.admin(t, tc.call)
+			code, b := admin(t, c, tc.call)
 			if code != tc.code {
 				t.Fatalf("code %d, want %d: %s", code, tc.code, b)
 			}
@@ -201,18 +205,18 @@ func TestAdminErrors(t *testing.T) {
 				}
 				return
 			}
-			var e AdminError
+			var e adminapi.Error
 			if err := json.Unmarshal(b, &e); err != nil || !strings.Contains(e.Error, tc.msg) {
 				t.Fatalf("body %s (%v), want an error with %q", b, err, tc.msg)
 			}
 		})
 	}
-	ms := c.adminMembers(t, adminCall{member: l, method: "GET", path: "/admin/v1/members"})
+	ms := adminMembers(t, c, adminCall{member: l, method: "GET", path: "/admin/v1/members"})
 	if len(ms) != 4 || !ms[leaderID].Leader || ms["ghost"].Suffrage != "Nonvoter" {
 		t.Fatalf("members after refused requests: %+v", ms)
 	}
-	code, b := c.admin(t, adminCall{member: f, method: "GET", path: "/admin/v1/lag"})
-	var lags LagList
+	code, b := admin(t, c, adminCall{member: f, method: "GET", path: "/admin/v1/lag"})
+	var lags adminapi.LagList
 	if code != http.StatusOK || json.Unmarshal(b, &lags) != nil || len(lags.Members) != 4 {
 		t.Fatalf("lag from a follower: %d %s", code, b)
 	}
@@ -225,42 +229,43 @@ func TestAdminErrors(t *testing.T) {
 
 // A transfer sent to a follower moves leadership to the member named.
 func TestAdminLeaderTransfer(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
-	l := c.leader()
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
+	l := c.WaitLeader()
 	to := (l + 1) % 3
 	via := (l + 2) % 3
-	code, b := c.admin(t, adminCall{member: via, method: "POST", path: "/admin/v1/leader/transfer",
-		body: fmt.Sprintf(`{"id":%q}`, c.cfgs[to].ID)})
+	code, b := admin(t, c, adminCall{member: via, method: "POST", path: "/admin/v1/leader/transfer",
+		body: fmt.Sprintf(`{"id":%q}`, c.Config(to).ID)})
 	if code != http.StatusOK {
 		t.Fatalf("transfer: %d %s", code, b)
 	}
-	var li LeaderInfo
-	if err := json.Unmarshal(b, &li); err != nil || li.ID != c.cfgs[to].ID || li.APIURL != c.members[to].URL() {
-		t.Fatalf("transfer answered %s (%v), want %s at %s", b, err, c.cfgs[to].ID, c.members[to].URL())
+	var li adminapi.LeaderInfo
+	if err := json.Unmarshal(b, &li); err != nil || li.ID != c.Config(to).ID || li.APIURL != c.Member(to).URL() {
+		t.Fatalf("transfer answered %s (%v), want %s at %s", b, err, c.Config(to).ID, c.Member(to).URL())
 	}
-	eventually(t, 5*time.Second, func() error {
-		if !c.members[to].Store().IsLeader() {
+	membertest.Eventually(t, 5*time.Second, func() error {
+		if !c.Member(to).Store().IsLeader() {
 			return fmt.Errorf("member %d does not lead", to)
 		}
 		return nil
 	})
 	// Naming the leader is a no-op; naming nobody moves it elsewhere.
-	code, b = c.admin(t, adminCall{member: l, method: "POST", path: "/admin/v1/leader/transfer",
-		body: fmt.Sprintf(`{"id":%q}`, c.cfgs[to].ID)})
-	if code != http.StatusOK || !strings.Contains(string(b), c.cfgs[to].ID) {
+	code, b = admin(t, c, adminCall{member: l, method: "POST", path: "/admin/v1/leader/transfer",
+		body: fmt.Sprintf(`{"id":%q}`, c.Config(to).ID)})
+	if code != http.StatusOK || !strings.Contains(string(b), c.Config(to).ID) {
 		t.Fatalf("transfer to the leader: %d %s", code, b)
 	}
-	code, b = c.admin(t, adminCall{member: to, method: "POST", path: "/admin/v1/leader/transfer"})
-	if code != http.StatusOK || json.Unmarshal(b, &li) != nil || li.ID == c.cfgs[to].ID || li.ID == "" {
+	code, b = admin(t, c, adminCall{member: to, method: "POST", path: "/admin/v1/leader/transfer"})
+	if code != http.StatusOK || json.Unmarshal(b, &li) != nil || li.ID == c.Config(to).ID || li.ID == "" {
 		t.Fatalf("transfer to any: %d %s", code, b)
 	}
 }
 
 // Each member hands out an admin kubeconfig for itself.
 func TestAdminKubeconfig(t *testing.T) {
-	c := newTestCluster(t, 2, nil)
-	for i, m := range c.members {
-		code, b := c.admin(t, adminCall{member: i, method: "GET", path: "/admin/v1/kubeconfig"})
+	c := membertest.StartCluster(t, 2, membertest.FastRaft)
+	for i := range c.N() {
+		m := c.Member(i)
+		code, b := admin(t, c, adminCall{member: i, method: "GET", path: "/admin/v1/kubeconfig"})
 		if code != http.StatusOK || !strings.Contains(string(b), "server: "+m.URL()+"\n") ||
 			!strings.Contains(string(b), "certificate-authority-data: ") {
 			t.Fatalf("member %d: %d %s", i, code, b)

@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"fmt"
@@ -13,6 +13,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/datadir"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // freeAddrs returns n loopback addresses whose ports were free a moment
@@ -34,23 +38,23 @@ func freeAddrs(t *testing.T, n int) []string {
 
 // bootstrapConfigs are n fresh members that know each other's API URLs
 // and expect n members.
-func bootstrapConfigs(t *testing.T, n int) []Config {
+func bootstrapConfigs(t *testing.T, n int) []member.Config {
 	base := t.TempDir()
 	addrs := freeAddrs(t, n)
 	var peers []string
 	for _, a := range addrs {
 		peers = append(peers, "https://"+a)
 	}
-	var cfgs []Config
+	var cfgs []member.Config
 	for i := range n {
-		cfg := DefaultConfig()
+		cfg := member.DefaultConfig()
 		cfg.ID = fmt.Sprintf("b%d", i)
 		cfg.DataDir = filepath.Join(base, cfg.ID)
 		cfg.APIAddr = addrs[i]
 		cfg.Store.RaftAddr = "127.0.0.1:0"
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-		fastStore(&cfg)
-		cfg.BootstrapExpect, cfg.Peers, cfg.JoinToken = n, peers, testJoinToken
+		membertest.FastRaft(&cfg)
+		cfg.BootstrapExpect, cfg.Peers, cfg.JoinToken = n, peers, membertest.JoinToken
 		cfgs = append(cfgs, cfg)
 	}
 	return cfgs
@@ -63,14 +67,14 @@ func bootstrapConfigs(t *testing.T, n int) []Config {
 func TestBootstrapExpect(t *testing.T) {
 	goroutines := runtime.NumGoroutine()
 	cfgs := bootstrapConfigs(t, 3)
-	members := make([]*Member, len(cfgs))
+	members := make([]*member.Member, len(cfgs))
 	defer func() {
 		for _, m := range members {
 			if m != nil {
 				m.Close()
 			}
 		}
-		checkGoroutines(t, goroutines)
+		membertest.CheckGoroutines(t, goroutines)
 	}()
 	order := rand.Perm(len(cfgs))
 	t.Logf("start order %v", order)
@@ -81,7 +85,7 @@ func TestBootstrapExpect(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			time.Sleep(time.Duration(k)*300*time.Millisecond + rand.N(300*time.Millisecond))
-			members[i], errs[i] = Start(t.Context(), cfgs[i])
+			members[i], errs[i] = member.Start(t.Context(), cfgs[i])
 		}()
 	}
 	wg.Wait()
@@ -91,7 +95,7 @@ func TestBootstrapExpect(t *testing.T) {
 		}
 	}
 	want := []string{"b0", "b1", "b2"}
-	eventually(t, 20*time.Second, func() error {
+	membertest.Eventually(t, 20*time.Second, func() error {
 		for i, m := range members {
 			ms, err := m.Store().Members()
 			if err != nil {
@@ -111,11 +115,11 @@ func TestBootstrapExpect(t *testing.T) {
 	// one cluster: one CA, one leader, the same term everywhere
 	var clusters, leaders []string
 	for i, m := range members {
-		sec, _, err := loadSecrets(cfgs[i].DataDir)
+		sec, _, err := datadir.LoadSecrets(cfgs[i].DataDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		clusters = append(clusters, sec.clusterID())
+		clusters = append(clusters, sec.ClusterID())
 		st := m.Store().Status()
 		leaders = append(leaders, st.LeaderID)
 	}
@@ -132,10 +136,10 @@ func TestBootstrapExpect(t *testing.T) {
 	members[2].Close()
 	members[2] = nil
 	var err error
-	if members[2], err = Start(t.Context(), cfgs[2]); err != nil {
+	if members[2], err = member.Start(t.Context(), cfgs[2]); err != nil {
 		t.Fatalf("restart with the same flags: %v", err)
 	}
-	eventually(t, 20*time.Second, func() error {
+	membertest.Eventually(t, 20*time.Second, func() error {
 		if st := members[2].Store().Status(); st.LeaderID == "" || st.AppliedIndex < members[0].Store().Status().AppliedIndex {
 			return fmt.Errorf("restarted member: %+v", st)
 		}
@@ -143,18 +147,18 @@ func TestBootstrapExpect(t *testing.T) {
 	})
 
 	// another cluster's data with these peers refuses to start
-	other := DefaultConfig()
+	other := member.DefaultConfig()
 	other.ID, other.DataDir = "stranger", t.TempDir()
 	other.APIAddr, other.Store.RaftAddr = "127.0.0.1:0", "127.0.0.1:0"
 	other.Logger = cfgs[0].Logger
-	fastStore(&other)
-	m, err := Start(t.Context(), other)
+	membertest.FastRaft(&other)
+	m, err := member.Start(t.Context(), other)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Close()
 	other.Peers, other.APIAddr = cfgs[0].Peers, strings.TrimPrefix(m.URL(), "https://")
-	if m, err := Start(t.Context(), other); err == nil {
+	if m, err := member.Start(t.Context(), other); err == nil {
 		m.Close()
 		t.Fatal("a member of another cluster started with these peers")
 	} else if !strings.Contains(err.Error(), "belongs to cluster") {
@@ -169,30 +173,30 @@ func TestAdvertisedNames(t *testing.T) {
 	goroutines := runtime.NumGoroutine()
 	api, raftAddrs := freeAddrs(t, 2), freeAddrs(t, 2)
 	name := func(addr string) string { _, port, _ := net.SplitHostPort(addr); return "localhost:" + port }
-	var members []*Member
+	var members []*member.Member
 	defer func() {
 		for _, m := range members {
 			m.Close()
 		}
-		checkGoroutines(t, goroutines)
+		membertest.CheckGoroutines(t, goroutines)
 	}()
 	for i := range 2 {
-		cfg := DefaultConfig()
+		cfg := member.DefaultConfig()
 		cfg.ID, cfg.DataDir = fmt.Sprintf("n%d", i), filepath.Join(t.TempDir(), "d")
 		cfg.APIAddr, cfg.APIAdvertise = api[i], name(api[i])
 		cfg.Store.RaftAddr, cfg.Store.RaftAdvertise = raftAddrs[i], name(raftAddrs[i])
-		cfg.Logger, cfg.JoinToken = slog.New(slog.NewTextHandler(io.Discard, nil)), testJoinToken
-		fastStore(&cfg)
+		cfg.Logger, cfg.JoinToken = slog.New(slog.NewTextHandler(io.Discard, nil)), membertest.JoinToken
+		membertest.FastRaft(&cfg)
 		if i > 0 {
 			cfg.Join = members[0].URL()
 		}
-		m, err := Start(t.Context(), cfg)
+		m, err := member.Start(t.Context(), cfg)
 		if err != nil {
 			t.Fatalf("start %s: %v", cfg.ID, err)
 		}
 		members = append(members, m)
 	}
-	eventually(t, 20*time.Second, func() error {
+	membertest.Eventually(t, 20*time.Second, func() error {
 		ms, err := members[0].Store().Members()
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"crypto/ecdsa"
@@ -12,13 +12,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // A cluster bootstrapped with a given CA (what the Helm chart generates at
 // install) serves with certificates of that CA: a client that trusts only
 // it verifies the member, and a joiner receives it.
 func TestGivenCA(t *testing.T) {
-	caCert, caKey, err := newCA()
+	caCert, caKey, err := datadir.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,12 +32,12 @@ func TestGivenCA(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	m, err := Start(t.Context(), cfg)
+	m, err := member.Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	sec, _, err := loadSecrets(cfg.DataDir)
+	sec, _, err := datadir.LoadSecrets(cfg.DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,17 +56,17 @@ func TestGivenCA(t *testing.T) {
 }
 
 func TestGivenCARefused(t *testing.T) {
-	caCert, caKey, err := newCA()
+	caCert, caKey, err := datadir.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
-	otherCert, _, err := newCA()
+	otherCert, _, err := datadir.NewCA()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// a certificate that is not a CA
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "leaf"},
+	tmpl := &x509.Certificate{SerialNumber: datadir.Serial(), Subject: pkix.Name{CommonName: "leaf"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
 	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	kb, _ := x509.MarshalECPrivateKey(key)
@@ -81,7 +84,7 @@ func TestGivenCARefused(t *testing.T) {
 		{"not PEM", []byte("junk"), []byte("junk"), "the given CA"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := member.DefaultConfig()
 			cfg.CACert, cfg.CAKey = tc.cert, tc.key
 			err := cfg.Validate()
 			if err == nil || !strings.Contains(err.Error(), tc.wantSubstr) {

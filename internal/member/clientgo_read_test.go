@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"context"
@@ -21,16 +21,19 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // restConfig is member i's client configuration (see start).
-func (c *testCluster) restConfig(i int) *rest.Config {
-	c.t.Helper()
-	sec, _, err := loadSecrets(c.cfgs[i].DataDir)
+func restConfig(t *testing.T, c *membertest.Cluster, i int) *rest.Config {
+	t.Helper()
+	sec, _, err := datadir.LoadSecrets(c.Config(i).DataDir)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
-	return &rest.Config{Host: c.members[i].URL(), BearerToken: sec.Token, Transport: c.transps[i],
+	return &rest.Config{Host: c.Member(i).URL(), BearerToken: sec.Token, Transport: c.Transport(i),
 		QPS: 1000, Burst: 1000, Timeout: 20 * time.Second}
 }
 
@@ -39,12 +42,12 @@ func (c *testCluster) restConfig(i int) *rest.Config {
 // protobuf only gets protobuf for get, list and watch. Requests go to a
 // follower.
 func TestClientGoProtobuf(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
 	ctx := t.Context()
-	f := c.follower()
+	f := c.Follower()
 	for _, accept := range []string{"", "application/vnd.kubernetes.protobuf"} {
 		t.Run("accept="+accept, func(t *testing.T) {
-			cfg := c.restConfig(f)
+			cfg := restConfig(t, c, f)
 			cfg.ContentType, cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf", accept
 			var mu sync.Mutex
 			answered := map[string]bool{} // "GET <Content-Type>"
@@ -116,14 +119,14 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // client-go's metadata client (metadata-only informers, the garbage
 // collector's way) lists, gets and watches PartialObjectMetadata.
 func TestClientGoMetadata(t *testing.T) {
-	c := newTestCluster(t, 1, nil)
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
 	ctx := t.Context()
-	mc, err := metadata.NewForConfig(c.restConfig(0))
+	mc, err := metadata.NewForConfig(restConfig(t, c, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cms := mc.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace("default")
-	created, err := c.clients[0].CoreV1().ConfigMaps("default").Create(ctx,
+	created, err := c.PlainClientset(0).CoreV1().ConfigMaps("default").Create(ctx,
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "meta", Labels: map[string]string{"a": "b"}}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +146,7 @@ func TestClientGoMetadata(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	if err := c.clients[0].CoreV1().ConfigMaps("default").Delete(ctx, "meta", metav1.DeleteOptions{}); err != nil {
+	if err := c.PlainClientset(0).CoreV1().ConfigMaps("default").Delete(ctx, "meta", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -163,22 +166,22 @@ func TestKubectlReads(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl not on PATH")
 	}
-	c := newTestCluster(t, 1, nil)
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
 	ctx := t.Context()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bound"},
 		Spec: corev1.PodSpec{NodeName: "node-a", Containers: []corev1.Container{{Name: "c", Image: "x"}}}}
-	if _, err := c.clients[0].CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	if _, err := c.PlainClientset(0).CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	pod.Name, pod.Spec.NodeName = "unbound", ""
-	if _, err := c.clients[0].CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+	if _, err := c.PlainClientset(0).CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	kubectl := func(args ...string) (string, error) {
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		cmd := exec.CommandContext(cctx, "kubectl", append([]string{"--kubeconfig", c.members[0].Kubeconfig(),
+		cmd := exec.CommandContext(cctx, "kubectl", append([]string{"--kubeconfig", c.Member(0).Kubeconfig(),
 			"--cache-dir", filepath.Join(dir, "cache")}, args...)...)
 		cmd.Env = append(os.Environ(), "HOME="+dir)
 		out, err := cmd.CombinedOutput()

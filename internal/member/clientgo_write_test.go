@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"context"
@@ -29,6 +29,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+
+	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // The write path through client-go, on a 3-member cluster with every
@@ -37,9 +40,9 @@ import (
 
 // followerClient returns a clientset of a follower and the warnings the
 // server sent it.
-func followerClient(t *testing.T, c *testCluster) (*kubernetes.Clientset, *warningRecorder) {
+func followerClient(t *testing.T, c *membertest.Cluster) (*kubernetes.Clientset, *warningRecorder) {
 	t.Helper()
-	cfg := c.restConfig(c.follower())
+	cfg := restConfig(t, c, c.Follower())
 	rec := &warningRecorder{}
 	cfg.WarningHandler = rec
 	cs, err := kubernetes.NewForConfig(cfg)
@@ -82,7 +85,7 @@ func createNamespace(t *testing.T, cs kubernetes.Interface, name string) {
 // and stays so after its grace period ends, then DELETED on the kubelet's
 // final DELETE with gracePeriodSeconds=0; an unbound pod goes at once.
 func TestClientGoPodDeletion(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
 	cs, _ := followerClient(t, c)
 	ctx := t.Context()
 	createNamespace(t, cs, "gc")
@@ -176,7 +179,7 @@ func TestClientGoPodDeletion(t *testing.T) {
 // kubectl delete ns: the namespace is Terminating at once, creates into
 // it are Forbidden, and an informer sees it go.
 func TestClientGoNamespaceDeletion(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
 	cs, _ := followerClient(t, c)
 	ctx := t.Context()
 	createNamespace(t, cs, "doomed")
@@ -192,7 +195,7 @@ func TestClientGoNamespaceDeletion(t *testing.T) {
 	if !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) {
 		t.Errorf("create into a deleted namespace: %v, want Forbidden (or NotFound once gone)", err)
 	}
-	eventually(t, 10*time.Second, func() error {
+	membertest.Eventually(t, 10*time.Second, func() error {
 		if _, err := cs.CoreV1().Namespaces().Get(ctx, "doomed", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			return fmt.Errorf("namespace still there: %v", err)
 		}
@@ -210,7 +213,7 @@ func TestClientGoNamespaceDeletion(t *testing.T) {
 // Server-side apply with client-go's apply configurations: create,
 // ownership, conflicts, force; managedFields on every write.
 func TestClientGoServerSideApply(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
 	cs, _ := followerClient(t, c)
 	ctx := t.Context()
 	createNamespace(t, cs, "ssa")
@@ -291,7 +294,7 @@ func TestClientGoServerSideApply(t *testing.T) {
 // keeps the stored status; generation counts spec changes. (A StatefulSet
 // with its controller off: nothing else writes its status.)
 func TestClientGoStatusSubresource(t *testing.T) {
-	c := newTestCluster(t, 3, func(cfg *Config) { cfg.Controllers.Disabled = []string{"statefulset"} })
+	c := membertest.StartCluster(t, 3, membertest.FastRaft, func(cfg *member.Config) { cfg.Controllers.Disabled = []string{"statefulset"} })
 	cs, _ := followerClient(t, c)
 	ctx := t.Context()
 	createNamespace(t, cs, "st")
@@ -335,7 +338,7 @@ func TestClientGoStatusSubresource(t *testing.T) {
 // fieldValidation on patches, dry runs, generateName, deletecollection and
 // finalizers through client-go.
 func TestClientGoWriteOptions(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
 	cs, warns := followerClient(t, c)
 	ctx := t.Context()
 	createNamespace(t, cs, "opts")
@@ -468,8 +471,8 @@ spec:
 // subresources, generation, server-side apply and finalizers work on
 // unstructured objects as on built-in ones.
 func TestClientGoCustomResourceWrites(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
-	cfg := c.restConfig(c.follower())
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
+	cfg := restConfig(t, c, c.Follower())
 	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -484,7 +487,7 @@ func TestClientGoCustomResourceWrites(t *testing.T) {
 	gadgets := dc.Resource(schema.GroupVersionResource{Group: "writes.litek8s.io", Version: "v1", Resource: "gadgets"}).Namespace("cr")
 	g := unstructuredOf(t, `{"apiVersion":"writes.litek8s.io/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"replicas":1,"color":"red"},"status":{"replicas":7}}`)
 	var got *unstructured.Unstructured
-	eventually(t, 10*time.Second, func() error { // served once the CRD is applied
+	membertest.Eventually(t, 10*time.Second, func() error { // served once the CRD is applied
 		got, err = gadgets.Create(ctx, g, metav1.CreateOptions{FieldManager: "maker"})
 		return err
 	})

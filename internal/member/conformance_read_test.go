@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"bytes"

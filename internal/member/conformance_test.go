@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"bufio"
@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Conformance: litek8s's answers to the requests of the kube-apiserver 1.37
@@ -75,7 +78,7 @@ func (g *goldenClient) mustDo(t *testing.T, method, target, body string) []byte 
 // (its ca.crt is this cluster's CA: the normalizer hides the PEM).
 func (g *goldenClient) waitRootCA(t *testing.T) {
 	t.Helper()
-	eventually(t, 10*time.Second, func() error {
+	membertest.Eventually(t, 10*time.Second, func() error {
 		if code, b := g.do(t, "GET", "/api/v1/namespaces/golden/configmaps/kube-root-ca.crt", ""); code != http.StatusOK {
 			return fmt.Errorf("kube-root-ca.crt: %d %s", code, b)
 		}
@@ -293,7 +296,7 @@ func TestConformanceWatch(t *testing.T) {
 // 200 and one ERROR event with a 410 Expired Status, then the stream ends.
 func TestConformanceWatchTooOld(t *testing.T) {
 	const feed = 16
-	g := newGoldenClient(t, func(c *Config) { c.Store.FeedSize = feed })
+	g := newGoldenClient(t, func(c *member.Config) { c.Store.FeedSize = feed })
 	g.setup(t, exchange{golden: "objects/namespace-post.json"})
 	for i := range feed + 4 { // evict resourceVersion 1 and more from the feed
 		g.mustDo(t, "POST", "/api/v1/namespaces/golden/configmaps",

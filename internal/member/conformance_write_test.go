@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Conformance of the write path (issue 3): patches of every type,
@@ -92,7 +94,7 @@ func TestConformancePatch(t *testing.T) {
 	// The garbage collector finishes the foreground deletion: the
 	// deployment has no dependents, so it removes the foregroundDeletion
 	// finalizer and the deployment goes, as on kube.
-	eventually(t, 10*time.Second, func() error {
+	membertest.Eventually(t, 10*time.Second, func() error {
 		if code, b := g.do(t, "GET", "/apis/apps/v1/namespaces/golden/deployments/golden-deploy", ""); code != http.StatusNotFound {
 			return fmt.Errorf("after a foreground delete: %d %s", code, b)
 		}
@@ -192,7 +194,7 @@ func TestConformanceNamespaceDelete(t *testing.T) {
 			t.Errorf("create in a Terminating namespace: %d %s\nwant %s", code, b, want)
 		}
 	})
-	eventually(t, 10*time.Second, func() error { // emptied but for the held object
+	membertest.Eventually(t, 10*time.Second, func() error { // emptied but for the held object
 		code, _ := g.do(t, "GET", "/api/v1/namespaces/golden/configmaps/golden-cm", "")
 		if code != http.StatusNotFound {
 			return fmt.Errorf("golden-cm still there: %d", code)
@@ -203,7 +205,7 @@ func TestConformanceNamespaceDelete(t *testing.T) {
 		t.Fatalf("the namespace went while an object with a finalizer is in it: %d %s", code, b)
 	}
 	g.mustDo(t, "PATCH", "/api/v1/namespaces/golden/configmaps/held", `{"metadata":{"finalizers":null}}`)
-	eventually(t, 10*time.Second, func() error {
+	membertest.Eventually(t, 10*time.Second, func() error {
 		if code, _ := g.do(t, "GET", "/api/v1/namespaces/golden", ""); code != http.StatusNotFound {
 			return fmt.Errorf("namespace still there: %d", code)
 		}

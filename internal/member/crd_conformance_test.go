@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // A CRD is served on the member as soon as it is created; its custom
@@ -103,7 +105,7 @@ func TestCRDDefaultsOnRead(t *testing.T) {
 	want := `{"a":"A","apiVersion":"example.com/v1","kind":"Dial","metadata":{`
 	for _, path := range []string{base + "/d1", base, base + "?watch=1&timeoutSeconds=1"} {
 		var got string
-		eventually(t, 10*time.Second, func() error { // the CRD's new schema is served soon after the write
+		membertest.Eventually(t, 10*time.Second, func() error { // the CRD's new schema is served soon after the write
 			got = string(g.mustDo(t, "GET", path, ""))
 			if !strings.Contains(got, want) {
 				return fmt.Errorf("GET %s: %s, want the default", path, got)
@@ -116,7 +118,7 @@ func TestCRDDefaultsOnRead(t *testing.T) {
 	}
 	g.mustDo(t, "PATCH", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/dials.example.com",
 		`{"spec":{"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"a":{"type":"string"},"n":{"type":"integer"}}}}}]}}`)
-	eventually(t, 10*time.Second, func() error {
+	membertest.Eventually(t, 10*time.Second, func() error {
 		if got := string(g.mustDo(t, "GET", base+"/d1", "")); strings.Contains(got, `"a":`) {
 			return fmt.Errorf("the default was stored: %s", got)
 		}

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/httpx"
+	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
@@ -130,7 +132,7 @@ func (m *Member) serveHello(clusterID string) (stop func(), err error) {
 	mux := http.NewServeMux()
 	hello := raftstore.Hello{ID: m.cfg.ID, ClusterID: clusterID}
 	mux.HandleFunc("GET /internal/v1/hello", func(w http.ResponseWriter, r *http.Request) {
-		writeAdminJSON(w, http.StatusOK, hello)
+		httpx.WriteJSON(w, http.StatusOK, hello)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this member is starting", http.StatusServiceUnavailable)
@@ -164,7 +166,7 @@ func throwawayCert() (tls.Certificate, error) {
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	tmpl := &x509.Certificate{SerialNumber: serial(), Subject: pkix.Name{CommonName: "litek8s-starting"},
+	tmpl := &x509.Certificate{SerialNumber: datadir.Serial(), Subject: pkix.Name{CommonName: "litek8s-starting"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {

@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"slices"
@@ -7,13 +7,15 @@ import (
 	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // flowcontrol.apiserver.k8s.io/v1 through client-go on a real member:
 // discovered, kube's defaults, CRUD and the status subresource.
 func TestFlowControlKinds(t *testing.T) {
-	c := newTestCluster(t, 1, nil)
-	cs := c.clients[0]
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
+	cs := c.PlainClientset(0)
 	ctx := t.Context()
 
 	_, lists, err := cs.Discovery().ServerGroupsAndResources()

@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"bufio"
@@ -18,6 +18,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/datadir"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Helpers of the conformance tests (conformance_test.go): the captures of a
@@ -92,15 +96,15 @@ func readGoldenMeta(t *testing.T, name string) *goldenMeta {
 // goldenClient talks raw HTTP/1.1 to one member, like the curl that made
 // the captures.
 type goldenClient struct {
-	c     *testCluster
+	c     *membertest.Cluster
 	base  string
 	token string
 	http  *http.Client
 }
 
-func newGoldenClient(t *testing.T, tweak func(*Config)) *goldenClient {
+func newGoldenClient(t *testing.T, tweak func(*member.Config)) *goldenClient {
 	t.Helper()
-	c := newTestCluster(t, 1, func(cfg *Config) {
+	c := membertest.StartCluster(t, 1, membertest.FastRaft, func(cfg *member.Config) {
 		// The captures bind pods by hand to a node litek8s does not have
 		// (the scheduler would mark them unschedulable first) and compare
 		// a Deployment before and after patches (its controller would
@@ -110,18 +114,18 @@ func newGoldenClient(t *testing.T, tweak func(*Config)) *goldenClient {
 			tweak(cfg)
 		}
 	})
-	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+	sec, _, err := datadir.LoadSecrets(c.Config(0).DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := sec.caPool()
+	pool, err := sec.CAPool()
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableCompression: true,
 		TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{}} // HTTP/1.1 only
 	t.Cleanup(tr.CloseIdleConnections)
-	return &goldenClient{c: c, base: c.members[0].URL(), token: sec.Token, http: &http.Client{Transport: tr}}
+	return &goldenClient{c: c, base: c.Member(0).URL(), token: sec.Token, http: &http.Client{Transport: tr}}
 }
 
 // exchange is one golden capture replayed against litek8s.

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
@@ -26,20 +27,20 @@ type dialFunc = func(ctx context.Context, network, address string) (net.Conn, er
 // takes the CA from the seed's hello, checks its hash, and then verifies
 // the seed with it before it sends the token. Without, it trusts the seed
 // it was told to join on first use (the token still goes over TLS).
-func fetchSecrets(ctx context.Context, dial dialFunc, seed, token, caHash string) (secrets, error) {
+func fetchSecrets(ctx context.Context, dial dialFunc, seed, token, caHash string) (datadir.Secrets, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	tc := &tls.Config{InsecureSkipVerify: true}
 	if caHash != "" {
 		pool, err := pinnedCA(ctx, dial, seed, caHash)
 		if err != nil {
-			return secrets{}, err
+			return datadir.Secrets{}, err
 		}
 		tc = &tls.Config{RootCAs: pool}
 	}
 	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: dial, TLSClientConfig: tc}}
 	defer c.CloseIdleConnections()
-	var s secrets
+	var s datadir.Secrets
 	for {
 		raw, err := raftstore.FetchSecrets(ctx, c, seed, token)
 		if err == nil {

@@ -4,10 +4,12 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // writeKubeconfig writes an admin kubeconfig for server to path.
-func writeKubeconfig(path, server string, s secrets) error {
+func writeKubeconfig(path, server string, s datadir.Secrets) error {
 	cfg := fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:

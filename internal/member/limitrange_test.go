@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"strings"
@@ -7,14 +7,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // LimitRanger admission through client-go on a real member: defaults
 // from the namespace's LimitRange on a new pod, and min/max/ratio checks
 // on pods and claims, with kube's messages.
 func TestLimitRanger(t *testing.T) {
-	c := newTestCluster(t, 1, nil)
-	cs := c.clients[0]
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
+	cs := c.PlainClientset(0)
 	const ns = "lr"
 	createNamespace(t, cs, ns)
 	waitDefaultSA(t, cs, ns)

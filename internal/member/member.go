@@ -22,6 +22,7 @@ import (
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
 	"github.com/litek8s/litek8s/internal/kv"
+	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 	"github.com/litek8s/litek8s/internal/version"
 )
@@ -114,7 +115,7 @@ func (c *Config) Validate() error {
 	case (len(c.CACert) == 0) != (len(c.CAKey) == 0):
 		return errors.New("member: give both the CA certificate and its key, or neither")
 	case len(c.CACert) > 0:
-		if err := checkCA(c.CACert, c.CAKey); err != nil {
+		if err := datadir.CheckCA(c.CACert, c.CAKey); err != nil {
 			return err
 		}
 	case c.SourceIP != "" && net.ParseIP(c.SourceIP) == nil:
@@ -197,15 +198,15 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 		return nil, err
 	}
 	if !fresh {
-		if err := m.checkCluster(ctx, sec.clusterID()); err != nil {
+		if err := m.checkCluster(ctx, sec.ClusterID()); err != nil {
 			return nil, err
 		}
 	}
-	pool, err := sec.caPool()
+	pool, err := sec.CAPool()
 	if err != nil {
 		return nil, err
 	}
-	cert, err := sec.memberCert(cfg.ID, certIPs(adv, m.cfg.Hostnames), certNames(m.cfg.Hostnames, adv, cfg.Store.RaftAdvertise))
+	cert, err := sec.MemberCert(cfg.ID, certIPs(adv, m.cfg.Hostnames), certNames(m.cfg.Hostnames, adv, cfg.Store.RaftAdvertise))
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +223,7 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 		return nil, err
 	}
 	m.log.Info("members join with --join "+m.url+" --join-token <"+filepath.Join(cfg.DataDir, "tls", "join-token")+
-		"> --ca-hash "+caHashOf(sec.CACert), "cluster", sec.clusterID())
+		"> --ca-hash "+caHashOf(sec.CACert), "cluster", sec.ClusterID())
 	if fresh && join != "" {
 		jctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		err := m.store.Join(jctx, join)
@@ -274,8 +275,8 @@ func (m *Member) servedResources(ctx context.Context) []controllers.Resource {
 
 // secrets loads the member's secrets, creating them on a first bootstrap or
 // fetching them from the member at join on a first join.
-func (m *Member) secrets(ctx context.Context, fresh bool, join string) (secrets, error) {
-	sec, ok, err := loadSecrets(m.cfg.DataDir)
+func (m *Member) secrets(ctx context.Context, fresh bool, join string) (datadir.Secrets, error) {
+	sec, ok, err := datadir.LoadSecrets(m.cfg.DataDir)
 	if err != nil || ok {
 		return sec, err
 	}
@@ -283,24 +284,24 @@ func (m *Member) secrets(ctx context.Context, fresh bool, join string) (secrets,
 	case !fresh:
 		return sec, errors.New("member: data dir has Raft state but no tls/ secrets")
 	case join == "":
-		sec, err = newSecrets(m.cfg.AdminToken, m.cfg.JoinToken, m.cfg.CACert, m.cfg.CAKey)
+		sec, err = datadir.NewSecrets(m.cfg.AdminToken, m.cfg.JoinToken, m.cfg.CACert, m.cfg.CAKey)
 	default:
 		sec, err = fetchSecrets(ctx, m.dial, join, m.cfg.JoinToken, m.cfg.CAHash)
 	}
 	if err != nil {
 		return sec, err
 	}
-	return sec, sec.save(m.cfg.DataDir)
+	return sec, sec.Save(m.cfg.DataDir)
 }
 
-func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificate, rt http.RoundTripper, bootstrap bool) error {
+func (m *Member) openStore(sec datadir.Secrets, pool *x509.CertPool, cert tls.Certificate, rt http.RoundTripper, bootstrap bool) error {
 	sc := m.cfg.Store
 	sc.ID, sc.DataDir, sc.APIURL, sc.Bootstrap, sc.Nonvoter = m.cfg.ID, m.cfg.DataDir, m.url, bootstrap, m.cfg.Nonvoter
 	sc.Derive = api.Derive
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
 	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth
 	sc.SourceIP, sc.Dial = net.ParseIP(m.cfg.SourceIP), m.cfg.Dial
-	sc.JoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = sec.JoinToken, sec.marshal, sec.clusterID(), sec.CACert
+	sc.JoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = sec.JoinToken, sec.Marshal, sec.ClusterID(), sec.CACert
 	sc.Metrics = m.metrics
 	sc.Logger = m.cfg.Logger // the store adds member=<id> itself
 	var err error
@@ -308,10 +309,10 @@ func (m *Member) openStore(sec secrets, pool *x509.CertPool, cert tls.Certificat
 	return err
 }
 
-func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) error {
+func (m *Member) startAPI(sec datadir.Secrets, tc *tls.Config, rt http.RoundTripper) error {
 	ac := api.DefaultConfig()
 	ac.Token, ac.Internal, ac.PeerTransport, ac.Logger = sec.Token, m.store.InternalHandler(), rt, m.log
-	ac.Anonymous, ac.MemberOrg, ac.Limits = m.cfg.AnonymousAuth, memberOrg, m.cfg.Limits
+	ac.Anonymous, ac.MemberOrg, ac.Limits = m.cfg.AnonymousAuth, datadir.MemberOrg, m.cfg.Limits
 	if f := m.cfg.TokenAuthFile; f != "" {
 		tf, err := os.Open(f)
 		if err != nil {
@@ -323,14 +324,14 @@ func (m *Member) startAPI(sec secrets, tc *tls.Config, rt http.RoundTripper) err
 			return fmt.Errorf("member: %s: %w", f, err)
 		}
 	}
-	saKey, err := sec.serviceAccountKey()
+	saKey, err := sec.ServiceAccountKey()
 	if err != nil {
 		return err
 	}
-	ac.ServiceAccounts = &auth.ServiceAccountTokens{Key: saKey, Issuer: serviceAccountIssuer,
-		Audiences: []string{serviceAccountIssuer}}
+	ac.ServiceAccounts = &auth.ServiceAccountTokens{Key: saKey, Issuer: datadir.ServiceAccountIssuer,
+		Audiences: []string{datadir.ServiceAccountIssuer}}
 	ac.Admin = m.adminHandler()
-	if ac.Kubelets, err = sec.kubeletClient(); err != nil {
+	if ac.Kubelets, err = sec.KubeletClient(); err != nil {
 		return err
 	}
 	ac.MetricsHandler, ac.Metrics = metricsHandler(m.metrics), m.metrics

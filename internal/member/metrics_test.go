@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"bufio"
@@ -16,6 +16,10 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/datadir"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // raftContract is the "Raft and the store" table of docs/metrics.md: every
@@ -59,44 +63,44 @@ var raftContract = []struct {
 // the metrics-only listener, and checks the Raft and store series of the
 // contract.
 func TestRaftMetrics(t *testing.T) {
-	c := newTestCluster(t, 3, func(cfg *Config) { cfg.MetricsAddr = "127.0.0.1:0" })
+	c := membertest.StartCluster(t, 3, membertest.FastRaft, func(cfg *member.Config) { cfg.MetricsAddr = "127.0.0.1:0" })
 	ctx := t.Context()
-	l, f := c.leader(), c.follower()
+	l, f := c.WaitLeader(), c.Follower()
 	for i := range 5 {
-		if _, err := c.clients[f].CoreV1().ConfigMaps("default").Create(ctx, configMap(fmt.Sprintf("cm-%d", i),
+		if _, err := c.PlainClientset(f).CoreV1().ConfigMaps("default").Create(ctx, configMap(fmt.Sprintf("cm-%d", i),
 			map[string]string{"k": "v"}), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, i := range []int{l, f} { // consistent reads: a read-index wait in each role
-		if _, err := c.clients[i].CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
+		if _, err := c.PlainClientset(i).CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := c.clients[f].CoreV1().ConfigMaps("default").Watch(wctx, metav1.ListOptions{})
+	w, err := c.PlainClientset(f).CoreV1().ConfigMaps("default").Watch(wctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
 	// Through the API with the admin token, and from the metrics-only
 	// listener (the same registry, without credentials).
-	eventually(t, 10*time.Second, func() error {
+	membertest.Eventually(t, 10*time.Second, func() error {
 		var leaders []int
-		for i := range c.members {
-			s, err := c.scrape(i, true)
+		for i := range c.N() {
+			s, err := scrape(t, c, i, true)
 			if err != nil {
 				return err
 			}
-			if err := checkRaftSeries(s, i == c.leader(), len(c.members)); err != nil {
+			if err := checkRaftSeries(s, i == c.WaitLeader(), c.N()); err != nil {
 				return fmt.Errorf("member %d: %w", i, err)
 			}
-			ls, err := c.scrape(i, false)
+			ls, err := scrape(t, c, i, false)
 			if err != nil {
 				return err
 			}
-			if err := checkRaftSeries(ls, i == c.leader(), len(c.members)); err != nil {
+			if err := checkRaftSeries(ls, i == c.WaitLeader(), c.N()); err != nil {
 				return fmt.Errorf("member %d, metrics listener: %w", i, err)
 			}
 			if s.value("litek8s_raft_state", "state", "Leader") == 1 {
@@ -116,9 +120,9 @@ func TestRaftMetrics(t *testing.T) {
 		return nil
 	})
 
-	for i := range c.members {
+	for i := range c.N() {
 		// The metrics-only listener serves nothing else.
-		base := "http://" + c.members[i].MetricsAddr()
+		base := "http://" + c.Member(i).MetricsAddr()
 		for _, tc := range []struct {
 			method, path string
 			want         int
@@ -134,8 +138,8 @@ func TestRaftMetrics(t *testing.T) {
 		// On the API, /metrics needs a user RBAC lets get it (the admin
 		// token's is in system:masters): anonymous gets 403, a wrong token 401.
 		for tok, want := range map[string]int{"": http.StatusForbidden, "wrong": http.StatusUnauthorized} {
-			client := &http.Client{Transport: c.transps[i]}
-			if code := httpCode(t, client, "GET", c.members[i].URL()+"/metrics", tok); code != want {
+			client := &http.Client{Transport: c.Transport(i)}
+			if code := httpCode(t, client, "GET", c.Member(i).URL()+"/metrics", tok); code != want {
 				t.Errorf("member %d: GET /metrics with token %q: %d, want %d", i, tok, code, want)
 			}
 		}
@@ -145,8 +149,8 @@ func TestRaftMetrics(t *testing.T) {
 		if err != nil {
 			t.Skip("promtool not on PATH (Debian package prometheus)")
 		}
-		for i := range c.members {
-			s, err := c.scrape(i, true)
+		for i := range c.N() {
+			s, err := scrape(t, c, i, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,16 +239,16 @@ type sample struct {
 
 // scrape gets member i's /metrics through the API with the admin token
 // (api) or from its metrics-only listener.
-func (c *testCluster) scrape(i int, api bool) (*scraped, error) {
-	url, client := "http://"+c.members[i].MetricsAddr()+"/metrics", http.DefaultClient
-	req, err := http.NewRequestWithContext(c.t.Context(), "GET", url, nil)
+func scrape(t *testing.T, c *membertest.Cluster, i int, api bool) (*scraped, error) {
+	url, client := "http://"+c.Member(i).MetricsAddr()+"/metrics", http.DefaultClient
+	req, err := http.NewRequestWithContext(t.Context(), "GET", url, nil)
 	if api {
-		sec, _, lerr := loadSecrets(c.cfgs[i].DataDir)
+		sec, _, lerr := datadir.LoadSecrets(c.Config(i).DataDir)
 		if lerr != nil {
 			return nil, lerr
 		}
-		client = &http.Client{Transport: c.transps[i]}
-		req, err = http.NewRequestWithContext(c.t.Context(), "GET", c.members[i].URL()+"/metrics", nil)
+		client = &http.Client{Transport: c.Transport(i)}
+		req, err = http.NewRequestWithContext(t.Context(), "GET", c.Member(i).URL()+"/metrics", nil)
 		if err == nil {
 			req.Header.Set("Authorization", "Bearer "+sec.Token)
 		}

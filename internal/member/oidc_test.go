@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Service account issuer discovery through client-go on a real member:
@@ -16,8 +18,8 @@ import (
 // from the TokenRequest API verifies with that key set alone (what an
 // OIDC relying party does).
 func TestServiceAccountIssuerDiscovery(t *testing.T) {
-	c := newTestCluster(t, 1, nil)
-	cs := c.clients[0]
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
+	cs := c.PlainClientset(0)
 	ctx := t.Context()
 	const ns = "oidc"
 	createNamespace(t, cs, ns)

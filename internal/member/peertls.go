@@ -9,10 +9,11 @@ import (
 	"slices"
 
 	"github.com/litek8s/litek8s/internal/auth"
+	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
 // Traffic between members is mutual TLS with certificates of the cluster
-// CA whose organization is memberOrg: Raft's connections (raftTLS), the
+// CA whose organization is datadir.MemberOrg: Raft's connections (raftTLS), the
 // internal endpoints under the API listener (apiTLS verifies the chain,
 // peerAuth the organization) and the requests a member sends another
 // (peerClientTLS: write forwarding, read index, join).
@@ -26,9 +27,9 @@ func verifyMember(pool *x509.CertPool, cert *x509.Certificate) error {
 	return memberOrgOf(cert)
 }
 
-// memberOrgOf checks that cert names memberOrg.
+// memberOrgOf checks that cert names datadir.MemberOrg.
 func memberOrgOf(cert *x509.Certificate) error {
-	if !slices.Contains(cert.Subject.Organization, memberOrg) {
+	if !slices.Contains(cert.Subject.Organization, datadir.MemberOrg) {
 		return fmt.Errorf("certificate of %q is not a member's (organization %v)", cert.Subject.CommonName,
 			cert.Subject.Organization)
 	}

@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"bytes"
@@ -12,6 +12,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/datadir"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Issue 6, acceptance 5: Raft and the internal endpoints refuse a client
@@ -20,30 +24,30 @@ import (
 // cluster CA that is not a member's. A member certificate gets through
 // (so that the refusals are not an accident of the test).
 func TestMemberTrafficNeedsClusterCertificate(t *testing.T) {
-	c := newTestCluster(t, 2, nil) // two members replicate: Raft's TLS works
-	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+	c := membertest.StartCluster(t, 2, membertest.FastRaft) // two members replicate: Raft's TLS works
+	sec, _, err := datadir.LoadSecrets(c.Config(0).DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := sec.caPool()
+	pool, err := sec.CAPool()
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := newSecrets("", "", nil, nil)
+	other, err := datadir.NewSecrets("", "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ips := certIPs("127.0.0.1:1", nil)
-	member, err := sec.memberCert("prober", ips, nil)
+	ips := member.CertIPs("127.0.0.1:1", nil)
+	member, err := sec.MemberCert("prober", ips, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign, err := other.memberCert("prober", ips, nil)
+	foreign, err := other.MemberCert("prober", ips, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	user := userCert(t, sec)
-	raftAddr := c.members[0].Store().RaftAddr()
+	raftAddr := c.Member(0).Store().RaftAddr()
 
 	t.Run("raft, plain TCP", func(t *testing.T) {
 		conn, err := net.DialTimeout("tcp", raftAddr, 5*time.Second)
@@ -89,7 +93,7 @@ func TestMemberTrafficNeedsClusterCertificate(t *testing.T) {
 			for _, ep := range []struct{ method, path string }{
 				{"GET", "/internal/v1/readindex"}, {"POST", "/internal/v1/join"},
 			} {
-				req, _ := http.NewRequestWithContext(t.Context(), ep.method, c.members[0].URL()+ep.path, bytes.NewReader([]byte("{}")))
+				req, _ := http.NewRequestWithContext(t.Context(), ep.method, c.Member(0).URL()+ep.path, bytes.NewReader([]byte("{}")))
 				req.Header.Set("Authorization", "Bearer "+sec.Token) // the admin token opens no internal door
 				resp, err := cl.Do(req)
 				if err != nil {
@@ -130,9 +134,9 @@ func raftHandshake(addr string, pool *x509.CertPool, certs []tls.Certificate) er
 
 // userCert is a certificate of the cluster CA for someone who is not a
 // member (what an administrator could issue to a user).
-func userCert(t *testing.T, sec secrets) tls.Certificate {
+func userCert(t *testing.T, sec datadir.Secrets) tls.Certificate {
 	t.Helper()
-	cert, err := sec.memberCert("alice", nil, nil)
+	cert, err := sec.MemberCert("alice", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

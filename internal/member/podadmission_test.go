@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"fmt"
@@ -18,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // What kube's scheme defaults and pod admission plugins (ServiceAccount,
@@ -34,15 +36,15 @@ func admissionPod(name string) *corev1.Pod {
 // controller creates it).
 func waitDefaultSA(t *testing.T, cs kubernetes.Interface, ns string) {
 	t.Helper()
-	eventually(t, 10*time.Second, func() error {
+	membertest.Eventually(t, 10*time.Second, func() error {
 		_, err := cs.CoreV1().ServiceAccounts(ns).Get(t.Context(), "default", metav1.GetOptions{})
 		return err
 	})
 }
 
 func TestPodDefaultsAndAdmission(t *testing.T) {
-	c := newTestCluster(t, 1, nil)
-	cs := c.clients[0]
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
+	cs := c.PlainClientset(0)
 	const ns = "adm"
 	createNamespace(t, cs, ns)
 	waitDefaultSA(t, cs, ns)
@@ -314,7 +316,7 @@ func TestPodDefaultsAndAdmission(t *testing.T) {
 		if len(ts.Volumes) != 1 || len(ts.Tolerations) != 0 || ts.Priority != nil || ts.ServiceAccountName != "" {
 			t.Errorf("a template got admission fields: %+v", ts)
 		}
-		eventually(t, 15*time.Second, func() error {
+		membertest.Eventually(t, 15*time.Second, func() error {
 			pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 			if err != nil || len(pods.Items) == 0 {
 				return fmt.Errorf("no pod of the deployment yet (%v)", err)

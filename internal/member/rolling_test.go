@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"context"
@@ -13,6 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/litek8s/litek8s/internal/member/datadir"
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Issue 6, acceptance 4: a rolling restart of a 3-member cluster, one
@@ -24,17 +27,17 @@ func TestRollingRestartLosesNoWrite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("restarts three members under load")
 	}
-	c := newTestCluster(t, 3, nil)
+	c := membertest.StartCluster(t, 3, membertest.FastRaft)
 	ctx := t.Context()
-	if _, err := c.clients[0].CoreV1().Namespaces().Create(ctx,
+	if _, err := c.PlainClientset(0).CoreV1().Namespaces().Create(ctx,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "roll"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	sec, _, err := loadSecrets(c.cfgs[0].DataDir)
+	sec, _, err := datadir.LoadSecrets(c.Config(0).DataDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pool, err := sec.caPool()
+	pool, err := sec.CAPool()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +52,7 @@ func TestRollingRestartLosesNoWrite(t *testing.T) {
 	for j := range 3 {
 		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 		defer tr.CloseIdleConnections()
-		cs, err := kubernetes.NewForConfig(&rest.Config{Host: c.members[j].URL(), BearerToken: sec.Token,
+		cs, err := kubernetes.NewForConfig(&rest.Config{Host: c.Member(j).URL(), BearerToken: sec.Token,
 			Transport: tr, QPS: -1, Timeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -79,27 +82,27 @@ func TestRollingRestartLosesNoWrite(t *testing.T) {
 
 	for _, i := range []int{2, 1, 0} { // a StatefulSet's order
 		before := count()
-		eventually(t, 20*time.Second, func() error { // writes go on between restarts
+		membertest.Eventually(t, 20*time.Second, func() error { // writes go on between restarts
 			if count() < before+30 {
 				return fmt.Errorf("%d writes acknowledged since the last restart", count()-before)
 			}
 			return nil
 		})
-		wasLeader := c.members[i].Store().IsLeader()
-		c.stop(i)
-		c.start(i)
-		t.Logf("restarted %s (leader: %v)", c.cfgs[i].ID, wasLeader)
-		eventually(t, 30*time.Second, func() error {
-			l := c.members[c.leader()].Store().Status()
-			st := c.members[i].Store().Status()
-			if !c.members[i].Store().Ready() || st.AppliedIndex+100 < l.AppliedIndex {
-				return fmt.Errorf("%s not caught up: %+v, leader %+v", c.cfgs[i].ID, st, l)
+		wasLeader := c.Member(i).Store().IsLeader()
+		c.Stop(i)
+		c.Restart(i)
+		t.Logf("restarted %s (leader: %v)", c.Config(i).ID, wasLeader)
+		membertest.Eventually(t, 30*time.Second, func() error {
+			l := c.Member(c.WaitLeader()).Store().Status()
+			st := c.Member(i).Store().Status()
+			if !c.Member(i).Store().Ready() || st.AppliedIndex+100 < l.AppliedIndex {
+				return fmt.Errorf("%s not caught up: %+v, leader %+v", c.Config(i).ID, st, l)
 			}
 			return nil
 		})
 	}
 	before := count()
-	eventually(t, 20*time.Second, func() error {
+	membertest.Eventually(t, 20*time.Second, func() error {
 		if count() < before+30 {
 			return fmt.Errorf("%d writes acknowledged after the last restart", count()-before)
 		}
@@ -109,10 +112,10 @@ func TestRollingRestartLosesNoWrite(t *testing.T) {
 	wg.Wait()
 	t.Logf("%d writes acknowledged, %d refused or failed", len(acked), failed)
 
-	for i := range c.members {
-		l, err := c.clients[i].CoreV1().ConfigMaps("roll").List(ctx, metav1.ListOptions{}) // a consistent read
+	for i := range c.N() {
+		l, err := c.PlainClientset(i).CoreV1().ConfigMaps("roll").List(ctx, metav1.ListOptions{}) // a consistent read
 		if err != nil {
-			t.Fatalf("list through %s: %v", c.cfgs[i].ID, err)
+			t.Fatalf("list through %s: %v", c.Config(i).ID, err)
 		}
 		have := map[string]string{}
 		for _, cm := range l.Items {
@@ -122,12 +125,12 @@ func TestRollingRestartLosesNoWrite(t *testing.T) {
 		for name, rv := range acked {
 			if have[name] != rv {
 				if lost++; lost <= 5 {
-					t.Errorf("%s: %s acknowledged at %s, has %q", c.cfgs[i].ID, name, rv, have[name])
+					t.Errorf("%s: %s acknowledged at %s, has %q", c.Config(i).ID, name, rv, have[name])
 				}
 			}
 		}
 		if lost > 0 {
-			t.Errorf("%s lost %d of %d acknowledged writes", c.cfgs[i].ID, lost, len(acked))
+			t.Errorf("%s lost %d of %d acknowledged writes", c.Config(i).ID, lost, len(acked))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"fmt"
@@ -6,14 +6,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // Cluster IPs are unique: a requested address another Service holds is
 // refused with kube's allocator message, allocated ones never repeat,
 // and a deleted Service's address can be asked for again.
 func TestServiceClusterIPsUnique(t *testing.T) {
-	c := newTestCluster(t, 1, nil)
-	cs := c.clients[0]
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
+	cs := c.PlainClientset(0)
 	ctx := t.Context()
 	createNamespace(t, cs, "ips")
 	svcs := cs.CoreV1().Services("ips")

@@ -1,4 +1,4 @@
-package member
+package member_test
 
 import (
 	"reflect"
@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
+
+	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // A Service changing type through client-go updates, as the e2e service
@@ -21,8 +23,8 @@ import (
 // releases them on a change back to ClusterIP; a node port another
 // service holds is refused.
 func TestServiceTypeChanges(t *testing.T) {
-	c := newTestCluster(t, 1, nil)
-	cs := c.clients[0]
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
+	cs := c.PlainClientset(0)
 	ctx := t.Context()
 	createNamespace(t, cs, "svc")
 	svcs := cs.CoreV1().Services("svc")
@@ -138,8 +140,8 @@ func checkServiceRefused(t *testing.T, cs *kubernetes.Clientset, name string, fn
 // is the stored one), and a watch with a label selector from the
 // revision of an earlier list sees the patched service.
 func TestServiceStatusPatchKeepsMetadata(t *testing.T) {
-	c := newTestCluster(t, 1, nil)
-	cs := c.clients[0]
+	c := membertest.StartCluster(t, 1, membertest.FastRaft)
+	cs := c.PlainClientset(0)
 	ctx := t.Context()
 	createNamespace(t, cs, "svc")
 	svcs := cs.CoreV1().Services("svc")

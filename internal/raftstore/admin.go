@@ -22,10 +22,6 @@ import (
 // request is refused with kv.ErrConflict and the operator transfers
 // leadership first (`ctl leader transfer`), then asks the new leader.
 
-// ErrInvalidMember: a membership request lacks an ID or address, or names
-// an unknown suffrage.
-var ErrInvalidMember = errors.New("invalid membership request")
-
 // Suffrage is whether a member votes in elections and commits.
 type Suffrage string
 

@@ -42,13 +42,6 @@ const (
 	maxBackupRecord = 64 << 20
 )
 
-// ErrBadBackup: the backup is truncated, altered or not a litek8s backup.
-var ErrBadBackup = errors.New("raftstore: invalid backup")
-
-// ErrDataDirInUse: RestoreBackup refuses a data dir that already holds
-// Raft state (raft.db or snapshots/).
-var ErrDataDirInUse = errors.New("raftstore: data dir already holds Raft state")
-
 // BackupInfo describes a backup.
 type BackupInfo struct {
 	// Index is the revision the backup holds the store at: every write

@@ -2,7 +2,6 @@ package raftstore
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/litek8s/litek8s/internal/kv"
@@ -15,9 +14,6 @@ import (
 //
 // The object bytes are appended as they are: never base64'd, never re-encoded.
 const recordVersion = 1
-
-// errCorrupt marks a record that cannot be decoded.
-var errCorrupt = errors.New("raftstore: corrupt record")
 
 // appendRecord appends the encoding of w to dst.
 func appendRecord(dst []byte, w *kv.Write) []byte {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/httpx"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -30,28 +31,29 @@ const (
 // only (PeerAuth); the join secrets, for whoever has the join token; and
 // hello, for anyone.
 func (s *Store) InternalHandler() http.Handler {
+	// Errors are plain text with the codes internalCodes picks, which
+	// callMember maps back (answerError).
+	a := httpx.Adapter{Codes: internalCodes(), Write: httpx.PlainText}
 	mux := http.NewServeMux()
-	mux.Handle("GET "+pathReadIndex, s.membersOnly(s.serveReadIndex))
-	mux.Handle("POST "+pathJoin, s.membersOnly(s.serveJoin))
-	mux.Handle("POST "+pathLag, s.membersOnly(s.serveLag))
-	mux.HandleFunc("GET "+pathSecrets, s.serveSecrets)
-	mux.HandleFunc("GET "+pathHello, s.serveHello)
+	mux.Handle("GET "+pathReadIndex, a.Handler(s.membersOnly(s.serveReadIndex)))
+	mux.Handle("POST "+pathJoin, a.Handler(s.membersOnly(s.serveJoin)))
+	mux.Handle("POST "+pathLag, a.Handler(s.membersOnly(s.serveLag)))
+	mux.Handle("GET "+pathSecrets, a.Handler(s.serveSecrets))
+	mux.Handle("GET "+pathHello, a.Handler(s.serveHello))
 	return mux
 }
 
 // membersOnly lets through the calls PeerAuth accepts.
-func (s *Store) membersOnly(next http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+func (s *Store) membersOnly(next httpx.HandlerFunc) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		if s.cfg.PeerAuth == nil {
-			http.Error(w, "not a member of this cluster: no peer authentication configured", http.StatusForbidden)
-			return
+			return httpx.Errorf(http.StatusForbidden, "not a member of this cluster: no peer authentication configured")
 		}
 		if err := s.cfg.PeerAuth(r); err != nil {
-			http.Error(w, "not a member of this cluster: "+err.Error(), http.StatusForbidden)
-			return
+			return httpx.Errorf(http.StatusForbidden, "not a member of this cluster: %s", err)
 		}
-		next(w, r)
-	})
+		return next(w, r)
+	}
 }
 
 // Hello is what any member tells anyone about itself (GET
@@ -66,17 +68,18 @@ type Hello struct {
 	CA string `json:"ca,omitempty"`
 }
 
-func (s *Store) serveHello(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, Hello{ID: s.cfg.ID, ClusterID: s.cfg.ClusterID, CA: string(s.cfg.ClusterCA)})
+func (s *Store) serveHello(w http.ResponseWriter, r *http.Request) error {
+	httpx.WriteJSON(w, http.StatusOK, Hello{ID: s.cfg.ID, ClusterID: s.cfg.ClusterID, CA: string(s.cfg.ClusterCA)})
+	return nil
 }
 
-func (s *Store) serveReadIndex(w http.ResponseWriter, r *http.Request) {
+func (s *Store) serveReadIndex(w http.ResponseWriter, r *http.Request) error {
 	idx, err := s.leaderReads.get(r.Context())
 	if err != nil {
-		writeInternalError(w, err)
-		return
+		return err
 	}
-	writeJSON(w, map[string]uint64{"index": idx})
+	httpx.WriteJSON(w, http.StatusOK, map[string]uint64{"index": idx})
+	return nil
 }
 
 // decodeBody decodes a small JSON request body.
@@ -84,11 +87,10 @@ func decodeBody(r *http.Request, v any) error {
 	return json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(v)
 }
 
-func (s *Store) serveJoin(w http.ResponseWriter, r *http.Request) {
+func (s *Store) serveJoin(w http.ResponseWriter, r *http.Request) error {
 	var m Member
 	if err := decodeBody(r, &m); err != nil {
-		http.Error(w, "bad join request: "+err.Error(), http.StatusBadRequest)
-		return
+		return httpx.Errorf(http.StatusBadRequest, "bad join request: %s", err)
 	}
 	var err error
 	switch {
@@ -100,46 +102,27 @@ func (s *Store) serveJoin(w http.ResponseWriter, r *http.Request) {
 		err = s.callLeader(r.Context(), http.MethodPost, pathJoin, m, nil)
 	}
 	if err != nil {
-		writeInternalError(w, err)
-		return
+		return err
 	}
-	writeJSON(w, map[string]string{})
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{})
+	return nil
 }
 
-func (s *Store) serveSecrets(w http.ResponseWriter, r *http.Request) {
+func (s *Store) serveSecrets(w http.ResponseWriter, r *http.Request) error {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || s.cfg.JoinToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.JoinToken)) != 1 {
-		http.Error(w, "the join token is not this cluster's", http.StatusUnauthorized)
-		return
+		return httpx.Errorf(http.StatusUnauthorized, "the join token is not this cluster's")
 	}
 	if s.cfg.JoinSecrets == nil {
-		http.Error(w, "this member hands out no secrets", http.StatusNotFound)
-		return
+		return httpx.Errorf(http.StatusNotFound, "this member hands out no secrets")
 	}
 	b, err := s.cfg.JoinSecrets()
 	if err != nil {
-		writeInternalError(w, err)
-		return
+		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(b)
-}
-
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(v)
-}
-
-// writeInternalError answers with a status peers map back to kv errors.
-func writeInternalError(w http.ResponseWriter, err error) {
-	code := http.StatusInternalServerError
-	switch {
-	case errors.Is(err, kv.ErrNotLeader):
-		code = http.StatusMisdirectedRequest
-	case errors.Is(err, kv.ErrNoLeader), errors.Is(err, kv.ErrUnknownOutcome), errors.Is(err, kv.ErrClosed):
-		code = http.StatusServiceUnavailable
-	}
-	http.Error(w, err.Error(), code)
+	return nil
 }
 
 // callLeader sends an internal request to the current leader.
@@ -183,30 +166,11 @@ func callMember(ctx context.Context, c *http.Client, baseURL, token, method, pat
 		return fmt.Errorf("raftstore: %s %s: %w (%w)", method, path, kv.ErrNoLeader, err)
 	}
 	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
+	if resp.StatusCode == http.StatusOK {
 		return decodeJSON(resp, out)
-	case http.StatusMisdirectedRequest:
-		return kv.ErrNotLeader
-	case http.StatusServiceUnavailable:
-		return kv.ErrNoLeader
 	}
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	return &refusedError{fmt.Sprintf("raftstore: %s %s%s: %s: %s", method, baseURL, path, resp.Status, bytes.TrimSpace(msg))}
+	return answerError(method, baseURL, path, resp)
 }
-
-// refusedError is a definitive refusal by a member (bad token, bad request),
-// as opposed to a member that cannot be reached or has no leader yet.
-type refusedError struct{ msg string }
-
-func (e *refusedError) Error() string { return e.msg }
-
-// Unwrap makes errors.Is(err, ErrRefused) true.
-func (e *refusedError) Unwrap() error { return ErrRefused }
-
-// ErrRefused: a member refused an internal call (bad token, bad request);
-// retrying will not help.
-var ErrRefused = errors.New("refused by the member")
 
 // FetchHello asks the member at baseURL who it is (no authentication).
 func FetchHello(ctx context.Context, c *http.Client, baseURL string) (Hello, error) {

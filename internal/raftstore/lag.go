@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/litek8s/litek8s/internal/httpx"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -116,17 +117,16 @@ func (t *lagTracker) since(index uint64, now time.Time) time.Time {
 }
 
 // serveLag records a follower's report and answers whether it must resync.
-func (s *Store) serveLag(w http.ResponseWriter, r *http.Request) {
+func (s *Store) serveLag(w http.ResponseWriter, r *http.Request) error {
 	var rep lagReport
 	if err := decodeBody(r, &rep); err != nil || rep.ID == "" {
-		http.Error(w, "bad lag report", http.StatusBadRequest)
-		return
+		return httpx.Errorf(http.StatusBadRequest, "bad lag report")
 	}
 	if !s.IsLeader() {
-		writeInternalError(w, kv.ErrNotLeader)
-		return
+		return kv.ErrNotLeader
 	}
-	writeJSON(w, s.recordLag(rep, time.Now()))
+	httpx.WriteJSON(w, http.StatusOK, s.recordLag(rep, time.Now()))
+	return nil
 }
 
 func (s *Store) recordLag(rep lagReport, now time.Time) lagAnswer {

@@ -2,7 +2,6 @@ package raftstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -234,23 +233,6 @@ func (s *Store) Ready() bool {
 func (s *Store) Stats() map[string]string { return s.raft.Stats() }
 
 var _ io.Closer = (*Store)(nil)
-
-// errorf wraps a raft error into the store's typed errors.
-func mapRaftError(err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, raft.ErrNotLeader):
-		return kv.ErrNotLeader
-	case errors.Is(err, raft.ErrLeadershipLost):
-		return kv.ErrUnknownOutcome
-	case errors.Is(err, raft.ErrEnqueueTimeout), errors.Is(err, raft.ErrLeadershipTransferInProgress):
-		return kv.ErrNoLeader
-	case errors.Is(err, raft.ErrRaftShutdown):
-		return kv.ErrUnknownOutcome // the entry may have been committed before the shutdown
-	}
-	return fmt.Errorf("raftstore: %w", err)
-}
 
 // slogWriter forwards hashicorp/raft's log lines to the member's logger.
 type slogWriter struct{ log *slog.Logger }

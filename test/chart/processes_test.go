@@ -18,16 +18,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 )
 
 // statusOutput is what `ctl status -o json` prints (cmd/ctl's
 // StatusOutput).
 type statusOutput struct {
 	Members []struct {
-		member.MemberInfo
-		Status *member.Status `json:"status"`
-		Error  string         `json:"error"`
+		adminapi.MemberInfo
+		Status *adminapi.Status `json:"status"`
+		Error  string           `json:"error"`
 	} `json:"members"`
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,24 +14,7 @@ import (
 // TestKubectl runs kubectl.sh (3 members, real kubectl) with a freshly
 // built node binary.
 func TestKubectl(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl is not on PATH")
-	}
-	if testing.Short() {
-		t.Skip("starts 3 member processes")
-	}
-	node := filepath.Join(t.TempDir(), "node")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", node, "../../cmd/node")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build node: %v\n%s", err, out)
-	}
-	cmd := exec.CommandContext(t.Context(), "bash", "kubectl.sh", node)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatalf("kubectl.sh: %v", err)
-	}
+	runScript(t, "kubectl.sh")
 }
 
 // TestKubectlSuite runs kubectl_suite.sh: at least 60 kubectl invocations
@@ -43,30 +27,7 @@ func TestKubectl(t *testing.T) {
 //
 //	SUITE_KEEP_GOING=1 bash test/e2e/kubectl_suite.sh
 func TestKubectlSuite(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl is not on PATH")
-	}
-	if testing.Short() {
-		t.Skip("starts 3 member processes")
-	}
-	node := filepath.Join(t.TempDir(), "node")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", node, "../../cmd/node")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build node: %v\n%s", err, out)
-	}
-	cmd := exec.CommandContext(t.Context(), "bash", "kubectl_suite.sh", node)
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "SUITE_KEEP_GOING=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "TMPDIR="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatalf("kubectl_suite.sh: %v", err)
-	}
+	runScript(t, "kubectl_suite.sh", "SUITE_KEEP_GOING")
 }
 
 // TestWorkloads runs workloads.sh (issue 5, acceptance 1): real kubectl
@@ -75,6 +36,15 @@ func TestKubectlSuite(t *testing.T) {
 // a Service's EndpointSlices and Endpoints, namespace deletion and the
 // simulated Nodes.
 func TestWorkloads(t *testing.T) {
+	runScript(t, "workloads.sh")
+}
+
+// runScript builds the node binary and runs script with it (the script
+// starts 3 member processes and drives them with real kubectl), with the
+// environment variables named in unset removed and TMPDIR a test
+// directory. It skips without kubectl and under -short.
+func runScript(t *testing.T, script string, unset ...string) {
+	t.Helper()
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Skip("kubectl is not on PATH")
 	}
@@ -86,11 +56,17 @@ func TestWorkloads(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build node: %v\n%s", err, out)
 	}
-	cmd := exec.CommandContext(t.Context(), "bash", "workloads.sh", node)
-	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	cmd := exec.CommandContext(t.Context(), "bash", script, node)
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !slices.Contains(unset, name) {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "TMPDIR="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s", out)
 	if err != nil {
-		t.Fatalf("workloads.sh: %v", err)
+		t.Fatalf("%s: %v", script, err)
 	}
 }

@@ -25,7 +25,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/litek8s/litek8s/internal/faultnet"
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/test/proc"
 )
@@ -308,8 +308,8 @@ func (c *cluster) client(i int) kubernetes.Interface {
 }
 
 // status asks member i for its own status.
-func (c *cluster) status(i int) (member.Status, error) {
-	var st member.Status
+func (c *cluster) status(i int) (adminapi.Status, error) {
+	var st adminapi.Status
 	code, err := c.procs[i].Get(c.t.Context(), c.admin.REST, "/admin/v1/status", &st)
 	if err == nil && code != 200 {
 		err = fmt.Errorf("HTTP %d", code)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/test/helmbin"
 	"github.com/litek8s/litek8s/test/realcluster"
@@ -86,9 +86,9 @@ func (h *host) mustHelm(args ...string) string {
 // statusOutput is what `ctl status -o json` prints.
 type statusOutput struct {
 	Members []struct {
-		member.MemberInfo
-		Status *member.Status `json:"status"`
-		Error  string         `json:"error"`
+		adminapi.MemberInfo
+		Status *adminapi.Status `json:"status"`
+		Error  string           `json:"error"`
 	} `json:"members"`
 }
 

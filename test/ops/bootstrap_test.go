@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/test/proc"
 )
@@ -71,19 +71,19 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 		}
 		return out, err
 	}
-	members := func(server string) []member.MemberInfo {
+	members := func(server string) []adminapi.MemberInfo {
 		t.Helper()
 		out, err := ctlRun(server, "members", "list", "-o", "json")
 		if err != nil {
 			t.Fatalf("ctl members list: %v", err)
 		}
-		var l member.MemberList
+		var l adminapi.MemberList
 		if err := json.Unmarshal(out, &l); err != nil {
 			t.Fatalf("ctl members list: %v: %s", err, out)
 		}
 		return l.Members
 	}
-	ids := func(ms []member.MemberInfo) []string {
+	ids := func(ms []adminapi.MemberInfo) []string {
 		var out []string
 		for _, m := range ms {
 			out = append(out, m.ID)
@@ -139,8 +139,8 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 		}
 		var st struct {
 			Members []struct {
-				ID     string         `json:"id"`
-				Status *member.Status `json:"status"`
+				ID     string           `json:"id"`
+				Status *adminapi.Status `json:"status"`
 			} `json:"members"`
 		}
 		if err := json.Unmarshal(out, &st); err != nil {
@@ -160,7 +160,7 @@ func TestBootstrapExpectAddRemove(t *testing.T) {
 			if p == nil || m.Status == nil {
 				return fmt.Errorf("ctl status: member %s: %+v", m.ID, m.Status)
 			}
-			var own member.Status
+			var own adminapi.Status
 			if _, err := p.Get(t.Context(), p.REST, "/admin/v1/status", &own); err != nil {
 				return err
 			}

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/litek8s/litek8s/internal/member"
+	"github.com/litek8s/litek8s/internal/member/adminapi"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/test/proc"
 )
@@ -52,8 +52,8 @@ func TestPausedFollowerResyncs(t *testing.T) {
 	admin := n1.REST
 	ctx := t.Context()
 
-	status := func(p *proc.Proc) (member.Status, error) {
-		var st member.Status
+	status := func(p *proc.Proc) (adminapi.Status, error) {
+		var st adminapi.Status
 		code, err := p.Get(ctx, admin, "/admin/v1/status", &st)
 		if err == nil && code != http.StatusOK {
 			err = fmt.Errorf("status of %s: HTTP %d", p.ID, code)
@@ -110,7 +110,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 	acked := writeConfigMaps(t, ctx, lcs, "lag", 1000)
 
 	// the leader compacted what the follower misses, and shows it lagging
-	var lag member.MemberLag
+	var lag adminapi.MemberLag
 	membertest.Eventually(t, 30*time.Second, func() error {
 		st, err := status(leader)
 		if err != nil {
@@ -119,7 +119,7 @@ func TestPausedFollowerResyncs(t *testing.T) {
 		if st.SnapshotIndex < before.AppliedIndex+50+100 {
 			return fmt.Errorf("leader's latest snapshot at %d, the paused follower applied %d", st.SnapshotIndex, before.AppliedIndex)
 		}
-		var lags member.LagList
+		var lags adminapi.LagList
 		if _, err := leader.Get(ctx, admin, "/admin/v1/lag", &lags); err != nil {
 			return err
 		}
@@ -139,9 +139,9 @@ func TestPausedFollowerResyncs(t *testing.T) {
 		"--server", leader.URL, "status", "-o", "json").Output()
 	var st struct {
 		Members []struct {
-			ID         string            `json:"id"`
-			LeaderView *member.MemberLag `json:"leaderView"`
-			Error      string            `json:"error"`
+			ID         string              `json:"id"`
+			LeaderView *adminapi.MemberLag `json:"leaderView"`
+			Error      string              `json:"error"`
 		} `json:"members"`
 	}
 	if jerr := json.Unmarshal(out, &st); err == nil || jerr != nil {

@@ -91,7 +91,10 @@ func (c *Cluster) listMeta(ctx context.Context, i int, path string) ([]string, e
 	return out, nil
 }
 
-func checkGoroutines(t testing.TB, before int) {
+// CheckGoroutines waits up to 10 s for the goroutine count to fall back to
+// before (give or take 2), and fails the test with every stack if it does
+// not (StartCluster checks it on t.Cleanup).
+func CheckGoroutines(t testing.TB, before int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before+2 { // +2: runtime and testing helpers that come and go

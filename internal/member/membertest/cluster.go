@@ -36,6 +36,8 @@ type Cluster struct {
 	transps []*http.Transport
 	token   string
 	ca      *x509.CertPool
+	// dir holds the members' data dirs.
+	dir string
 }
 
 // JoinToken is the join token of the clusters StartCluster starts.
@@ -50,9 +52,10 @@ func StartCluster(t testing.TB, n int, opts ...Option) *Cluster {
 	c := &Cluster{t: t}
 	t.Cleanup(func() {
 		c.close()
-		checkGoroutines(t, goroutines)
+		CheckGoroutines(t, goroutines)
 	})
 	base := t.TempDir()
+	c.dir = base
 	for i := range n {
 		cfg := member.DefaultConfig()
 		cfg.ID = fmt.Sprintf("m%d", i)
@@ -78,12 +81,48 @@ func StartCluster(t testing.TB, n int, opts ...Option) *Cluster {
 		c.transps = append(c.transps, nil)
 		c.start(i)
 	}
-	c.waitMembers(n)
+	c.WaitMembers(n)
 	Eventually(t, 10*time.Second, func() error {
 		_, err := c.Clientset(0).CoreV1().Namespaces().Get(t.Context(), "default", metav1.GetOptions{})
 		return err
 	})
 	return c
+}
+
+// FastRaft is an Option with the short Raft timings of the Raft tests
+// (elections in about 150 ms), for tests that stop and elect leaders.
+func FastRaft(c *member.Config) {
+	c.Store.HeartbeatTimeout = 150 * time.Millisecond
+	c.Store.ElectionTimeout = 150 * time.Millisecond
+	c.Store.LeaderLeaseTimeout = 100 * time.Millisecond
+	c.Store.CommitTimeout = 5 * time.Millisecond
+	c.Store.SnapshotInterval = time.Hour // snapshots only when a test asks
+}
+
+// Open starts one member from cfg as it is (a data dir the test prepared,
+// e.g. from a backup) as a cluster of its own, without waiting for it to
+// lead; it is stopped on t.Cleanup.
+func Open(t testing.TB, cfg member.Config) *Cluster {
+	t.Helper()
+	c := &Cluster{t: t, dir: filepath.Dir(cfg.DataDir)}
+	t.Cleanup(c.close)
+	c.Add(cfg)
+	return c
+}
+
+// Configure changes member i's configuration for its next Restart.
+func (c *Cluster) Configure(i int, f func(*member.Config)) { f(&c.cfgs[i]) }
+
+// Add starts one more member with cfg (its ID, data dir, addresses and
+// Join chosen by the test) and returns its index; it is stopped on
+// t.Cleanup like the others.
+func (c *Cluster) Add(cfg member.Config) int {
+	c.t.Helper()
+	c.cfgs = append(c.cfgs, cfg)
+	c.members = append(c.members, nil)
+	c.transps = append(c.transps, nil)
+	c.start(len(c.members) - 1)
+	return len(c.members) - 1
 }
 
 // start starts member i; a restart reuses the addresses of its first start.
@@ -128,6 +167,19 @@ func (c *Cluster) N() int { return len(c.members) }
 // Member returns member i, or nil while it is stopped.
 func (c *Cluster) Member(i int) *member.Member { return c.members[i] }
 
+// Config returns member i's configuration (with the addresses of its
+// first start).
+func (c *Cluster) Config(i int) member.Config { return c.cfgs[i] }
+
+// Dir is the directory that holds the members' data dirs.
+func (c *Cluster) Dir() string { return c.dir }
+
+// Token is the cluster's admin token.
+func (c *Cluster) Token() string { return c.token }
+
+// Transport is the client transport of member i (trusts the cluster CA).
+func (c *Cluster) Transport(i int) http.RoundTripper { return c.transps[i] }
+
 // URL returns member i's API URL (stable across restarts).
 func (c *Cluster) URL(i int) string { return "https://" + c.cfgs[i].APIAddr }
 
@@ -147,6 +199,19 @@ func (c *Cluster) RESTConfig(i int) *rest.Config {
 func (c *Cluster) Clientset(i int) *kubernetes.Clientset {
 	cfg := c.RESTConfig(i)
 	cfg.WrapTransport = RetryUnavailable
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return cs
+}
+
+// PlainClientset returns a typed client for member i as a real client is:
+// it does not retry (for tests of what a client sees); 1000 QPS, and a
+// 20 s timeout per request.
+func (c *Cluster) PlainClientset(i int) *kubernetes.Clientset {
+	cfg := c.RESTConfig(i)
+	cfg.QPS, cfg.Burst, cfg.Timeout = 1000, 1000, 20*time.Second
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		c.t.Fatal(err)
@@ -219,7 +284,9 @@ func (c *Cluster) Follower() int {
 	return -1
 }
 
-func (c *Cluster) waitMembers(n int) {
+// WaitMembers waits until the Raft configuration has n members, each with
+// its API URL.
+func (c *Cluster) WaitMembers(n int) {
 	c.t.Helper()
 	Eventually(c.t, 10*time.Second, func() error {
 		ms, err := c.members[c.WaitLeader()].Store().Members()

@@ -1,4 +1,4 @@
-package member
+package datadir
 
 import (
 	"crypto/ecdsa"
@@ -19,9 +19,9 @@ import (
 // (SubjectAccessReview) lets it read logs, exec and port-forward.
 const kubeletClientUser = "kube-apiserver-kubelet-client"
 
-// kubeletClient builds the client of the kubelets: a client certificate
+// KubeletClient builds the client of the kubelets: a client certificate
 // of the cluster CA issued at start (a year, like the member certificate).
-func (s secrets) kubeletClient() (*kubeletclient.Client, error) {
+func (s Secrets) KubeletClient() (*kubeletclient.Client, error) {
 	ca, err := tls.X509KeyPair(s.CACert, s.CAKey)
 	if err != nil {
 		return nil, fmt.Errorf("member: cluster CA: %w", err)
@@ -35,7 +35,7 @@ func (s secrets) kubeletClient() (*kubeletclient.Client, error) {
 		return nil, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: kubeletClientUser, Organization: []string{"system:masters"}},
+		SerialNumber: Serial(), Subject: pkix.Name{CommonName: kubeletClientUser, Organization: []string{"system:masters"}},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(1, 0, 0),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}

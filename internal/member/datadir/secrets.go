@@ -1,4 +1,4 @@
-package member
+package datadir
 
 import (
 	"crypto/ecdsa"
@@ -20,11 +20,11 @@ import (
 	"time"
 )
 
-// secrets is what every member of a cluster shares: the cluster CA (each
+// Secrets is what every member of a cluster shares: the cluster CA (each
 // member issues its own certificate with it), the admin token and the join
 // token. A joining member receives them from the cluster with the join
 // token.
-type secrets struct {
+type Secrets struct {
 	CACert    []byte `json:"caCert"` // PEM
 	CAKey     []byte `json:"caKey"`  // PEM
 	Token     string `json:"token"`
@@ -34,12 +34,12 @@ type secrets struct {
 	SAKey []byte `json:"saKey,omitempty"`
 }
 
-// serviceAccountIssuer is the iss (and default audience) of the
+// ServiceAccountIssuer is the iss (and default audience) of the
 // ServiceAccount tokens, kube's default.
-const serviceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+const ServiceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
 
-// serviceAccountKey is the key that signs ServiceAccount tokens.
-func (s secrets) serviceAccountKey() (*ecdsa.PrivateKey, error) {
+// ServiceAccountKey is the key that signs ServiceAccount tokens.
+func (s Secrets) ServiceAccountKey() (*ecdsa.PrivateKey, error) {
 	b := s.SAKey
 	if len(b) == 0 {
 		b = s.CAKey
@@ -51,13 +51,13 @@ func (s secrets) serviceAccountKey() (*ecdsa.PrivateKey, error) {
 	return x509.ParseECPrivateKey(block.Bytes)
 }
 
-// memberOrg is the organization of member certificates: what tells a
+// MemberOrg is the organization of member certificates: what tells a
 // member apart from any other holder of a certificate of the cluster CA.
-const memberOrg = "litek8s:members"
+const MemberOrg = "litek8s:members"
 
-// clusterID names the cluster: a digest of its CA certificate, which every
+// ClusterID names the cluster: a digest of its CA certificate, which every
 // member of it has and no other cluster shares.
-func (s secrets) clusterID() string {
+func (s Secrets) ClusterID() string {
 	block, _ := pem.Decode(s.CACert)
 	if block == nil {
 		return ""
@@ -66,12 +66,13 @@ func (s secrets) clusterID() string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func tlsDir(dataDir string) string { return filepath.Join(dataDir, "tls") }
+// TLSDir is where dataDir keeps the secrets.
+func TLSDir(dataDir string) string { return filepath.Join(dataDir, "tls") }
 
-// loadSecrets reads the shared secrets from dataDir; ok is false when the
+// LoadSecrets reads the shared secrets from dataDir; ok is false when the
 // member has none yet.
-func loadSecrets(dataDir string) (s secrets, ok bool, err error) {
-	dir := tlsDir(dataDir)
+func LoadSecrets(dataDir string) (s Secrets, ok bool, err error) {
+	dir := TLSDir(dataDir)
 	if s.CACert, err = os.ReadFile(filepath.Join(dir, "ca.crt")); errors.Is(err, os.ErrNotExist) {
 		return s, false, nil
 	} else if err != nil {
@@ -100,8 +101,9 @@ func loadSecrets(dataDir string) (s secrets, ok bool, err error) {
 	return s, true, nil
 }
 
-func (s secrets) save(dataDir string) error {
-	dir := tlsDir(dataDir)
+// Save writes the secrets under dataDir (TLSDir), readable by the owner only.
+func (s Secrets) Save(dataDir string) error {
+	dir := TLSDir(dataDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -117,24 +119,25 @@ func (s secrets) save(dataDir string) error {
 	return nil
 }
 
-func (s secrets) marshal() ([]byte, error) { return json.Marshal(s) }
+// Marshal is the JSON a joining member receives (the join secrets).
+func (s Secrets) Marshal() ([]byte, error) { return json.Marshal(s) }
 
-// newSecrets creates a cluster CA, and the admin and join tokens unless
+// NewSecrets creates a cluster CA, and the admin and join tokens unless
 // given.
-func newSecrets(adminToken, joinToken string, caCert, caKey []byte) (secrets, error) {
+func NewSecrets(adminToken, joinToken string, caCert, caKey []byte) (Secrets, error) {
 	if len(caCert) == 0 {
 		var err error
-		if caCert, caKey, err = newCA(); err != nil {
-			return secrets{}, err
+		if caCert, caKey, err = NewCA(); err != nil {
+			return Secrets{}, err
 		}
 	}
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		return secrets{}, err
+		return Secrets{}, err
 	}
 	sab, err := x509.MarshalECPrivateKey(saKey)
 	if err != nil {
-		return secrets{}, err
+		return Secrets{}, err
 	}
 	if adminToken == "" {
 		adminToken = randomToken()
@@ -142,7 +145,7 @@ func newSecrets(adminToken, joinToken string, caCert, caKey []byte) (secrets, er
 	if joinToken == "" {
 		joinToken = randomToken()
 	}
-	return secrets{
+	return Secrets{
 		CACert:    caCert,
 		CAKey:     caKey,
 		Token:     adminToken,
@@ -151,14 +154,14 @@ func newSecrets(adminToken, joinToken string, caCert, caKey []byte) (secrets, er
 	}, nil
 }
 
-// newCA makes a new cluster CA (PEM certificate and EC key).
-func newCA() (certPEM, keyPEM []byte, err error) {
+// NewCA makes a new cluster CA (PEM certificate and EC key).
+func NewCA() (certPEM, keyPEM []byte, err error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: "litek8s-ca"},
+		SerialNumber: Serial(), Subject: pkix.Name{CommonName: "litek8s-ca"},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(10, 0, 0),
 		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, IsCA: true, BasicConstraintsValid: true,
 	}
@@ -174,10 +177,10 @@ func newCA() (certPEM, keyPEM []byte, err error) {
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), nil
 }
 
-// checkCA reports why a given CA cannot be the cluster's: the key must
+// CheckCA reports why a given CA cannot be the cluster's: the key must
 // match the certificate, and the certificate must be a CA that may sign
 // certificates and is valid now.
-func checkCA(certPEM, keyPEM []byte) error {
+func CheckCA(certPEM, keyPEM []byte) error {
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return fmt.Errorf("member: the given CA: %w", err)
@@ -203,10 +206,10 @@ func randomToken() string {
 	return hex.EncodeToString(tok)
 }
 
-// memberCert issues this member's certificate, signed by the cluster CA:
+// MemberCert issues this member's certificate, signed by the cluster CA:
 // it serves the API and Raft (for the given IPs and DNS names) and
-// authenticates the member to the others (organization memberOrg).
-func (s secrets) memberCert(id string, ips []net.IP, names []string) (tls.Certificate, error) {
+// authenticates the member to the others (organization MemberOrg).
+func (s Secrets) MemberCert(id string, ips []net.IP, names []string) (tls.Certificate, error) {
 	ca, err := tls.X509KeyPair(s.CACert, s.CAKey)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("member: cluster CA: %w", err)
@@ -220,7 +223,7 @@ func (s secrets) memberCert(id string, ips []net.IP, names []string) (tls.Certif
 		return tls.Certificate{}, err
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: id, Organization: []string{memberOrg}},
+		SerialNumber: Serial(), Subject: pkix.Name{CommonName: id, Organization: []string{MemberOrg}},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().AddDate(1, 0, 0),
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
@@ -237,7 +240,8 @@ func (s secrets) memberCert(id string, ips []net.IP, names []string) (tls.Certif
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }
 
-func (s secrets) caPool() (*x509.CertPool, error) {
+// CAPool holds the cluster CA certificate.
+func (s Secrets) CAPool() (*x509.CertPool, error) {
 	p := x509.NewCertPool()
 	if !p.AppendCertsFromPEM(s.CACert) {
 		return nil, errors.New("member: bad cluster CA certificate")
@@ -245,7 +249,8 @@ func (s secrets) caPool() (*x509.CertPool, error) {
 	return p, nil
 }
 
-func serial() *big.Int {
+// Serial is a random certificate serial number (120 bits).
+func Serial() *big.Int {
 	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
 	return n
 }

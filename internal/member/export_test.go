@@ -1,0 +1,7 @@
+package member
+
+// Internals the external tests (package member_test) use.
+var (
+	CAHashOf = caHashOf
+	CertIPs  = certIPs
+)
