@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/api/table"
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -20,13 +21,13 @@ func Derive(resource string, raw []byte) (map[string]string, []kv.Cell) {
 	if strings.HasPrefix(resource, "_") { // the store's own records
 		return nil, nil
 	}
-	return fieldsFor(resource).derive(raw), table.Lookup(resource).Cells(raw)
+	return registry.FieldsFor(resource).Derive(raw), table.Lookup(resource).Cells(raw)
 }
 
 // EnsureNamespaces creates the namespaces that are missing, through the
 // same admission as the API. Leader only; kv.ErrNotLeader otherwise.
 func (s *Server) EnsureNamespaces(ctx context.Context, names ...string) error {
-	res := s.registry().lookup("v1", "namespaces")
+	res := s.registry().Lookup("v1", "namespaces")
 	for _, name := range names {
 		if err := s.ensure(ctx, &request{res: res, name: name}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 			return err
