@@ -14,9 +14,9 @@ import (
 
 // Derive computes, at apply time, what serving an object needs beyond its
 // generic metadata: the values of the resource's field selectors (see
-// fieldTable; only the fields it names are read, with gjson) and its Table
-// cells. Wire it into the store (raftstore.Config.Derive); resource is the
-// group-qualified plural.
+// registry.FieldsFor; only the fields it names are read, with gjson) and
+// its Table cells. Wire it into the store (raftstore.Config.Derive);
+// resource is the group-qualified plural.
 func Derive(resource string, raw []byte) (map[string]string, []kv.Cell) {
 	if strings.HasPrefix(resource, "_") { // the store's own records
 		return nil, nil

@@ -17,7 +17,7 @@ type selector struct {
 	labels labels.Selector // nil: everything
 	fields fields.Selector // nil: everything
 	// computed, for a custom resource with selectable fields, reads their
-	// values from the object when it is matched (see crd_fields.go).
+	// values from the object when it is matched (see registry/crd_fields.go).
 	computed *registry.FieldSelectors
 }
 
