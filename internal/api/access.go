@@ -12,25 +12,6 @@ import (
 	"github.com/litek8s/litek8s/internal/auth"
 )
 
-// authorization.k8s.io: access reviews are created, never stored; RBAC's
-// answer comes back in the created object's status. That is what
-// `kubectl auth can-i` (SelfSubjectAccessReview) and `kubectl auth can-i
-// --list` (SelfSubjectRulesReview) ask.
-
-func authorizationKinds() []*resource {
-	create := []string{"create"}
-	row := func(plural, kind string, namespaced bool, newObj func() runtime.Object) *resource {
-		return &resource{Group: "authorization.k8s.io", Version: "v1", Resource: plural, Kind: kind,
-			Singular: "", Namespaced: namespaced, Verbs: create, New: newObj, NewList: newObj, Review: true}
-	}
-	return []*resource{
-		row("localsubjectaccessreviews", "LocalSubjectAccessReview", true, newOf[authorizationv1.LocalSubjectAccessReview]()),
-		row("selfsubjectaccessreviews", "SelfSubjectAccessReview", false, newOf[authorizationv1.SelfSubjectAccessReview]()),
-		row("selfsubjectrulesreviews", "SelfSubjectRulesReview", false, newOf[authorizationv1.SelfSubjectRulesReview]()),
-		row("subjectaccessreviews", "SubjectAccessReview", false, newOf[authorizationv1.SubjectAccessReview]()),
-	}
-}
-
 // review fills in the answer of an access review asked by u in namespace
 // ns (a LocalSubjectAccessReview's path).
 func (s *Server) review(ctx context.Context, u *auth.User, ns string, obj runtime.Object) error {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -185,7 +186,7 @@ func copyStatus(dst, src runtime.Object) {
 // encoding and the stored one: every top-level field but kind, apiVersion,
 // metadata and status (status counts for custom resources without a
 // status subresource, as in kube).
-func generationChanged(res *resource, raw, stored []byte) bool {
+func generationChanged(res *registry.Resource, raw, stored []byte) bool {
 	skipStatus := res.Status || !res.Custom
 	part := func(b []byte) string {
 		var out []byte

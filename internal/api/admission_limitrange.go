@@ -84,10 +84,10 @@ func (s *Server) admitLimitRangerClaim(ctx context.Context, pvc *corev1.Persiste
 				continue
 			}
 			for _, k := range sortedNames(l.Min) {
-				errs = appendErr(errs, minConstraint(l.Type, k, l.Min[k], pvc.Spec.Resources.Requests, nil))
+				errs = appendErr(errs, boundConstraint(false, l.Type, k, l.Min[k], quantities{"request", pvc.Spec.Resources.Requests}, quantities{"limit", nil}))
 			}
 			for _, k := range sortedNames(l.Max) {
-				errs = appendErr(errs, maxRequestConstraint(l.Type, k, l.Max[k], pvc.Spec.Resources.Requests))
+				errs = appendErr(errs, boundConstraint(true, l.Type, k, l.Max[k], quantities{"request", pvc.Spec.Resources.Requests}, quantities{}))
 			}
 		}
 	}
@@ -190,10 +190,10 @@ func podLimitErrors(pod *corev1.Pod, lr *corev1.LimitRange) []error {
 func itemErrors(l *corev1.LimitRangeItem, req, lim corev1.ResourceList) []error {
 	var errs []error
 	for _, k := range sortedNames(l.Min) {
-		errs = appendErr(errs, minConstraint(l.Type, k, l.Min[k], req, lim))
+		errs = appendErr(errs, boundConstraint(false, l.Type, k, l.Min[k], quantities{"request", req}, quantities{"limit", lim}))
 	}
 	for _, k := range sortedNames(l.Max) {
-		errs = appendErr(errs, maxConstraint(l.Type, k, l.Max[k], req, lim))
+		errs = appendErr(errs, boundConstraint(true, l.Type, k, l.Max[k], quantities{"limit", lim}, quantities{"request", req}))
 	}
 	for _, k := range sortedNames(l.MaxLimitRequestRatio) {
 		errs = appendErr(errs, ratioConstraint(l.Type, k, l.MaxLimitRequestRatio[k], req, lim))
@@ -229,46 +229,37 @@ func commonScale(a, b, c apiresource.Quantity) (int64, int64, int64) {
 	return x, y, z
 }
 
-func minConstraint(t corev1.LimitType, k corev1.ResourceName, bound apiresource.Quantity, req, lim corev1.ResourceList) error {
-	r, hasReq := req[k]
-	l, hasLim := lim[k]
-	rv, lv, mv := commonScale(r, l, bound)
-	switch {
-	case !hasReq:
-		return fmt.Errorf("minimum %s usage per %s is %s.  No request is specified", k, t, bound.String())
-	case rv < mv:
-		return fmt.Errorf("minimum %s usage per %s is %s, but request is %s", k, t, bound.String(), r.String())
-	case hasLim && lv < mv:
-		return fmt.Errorf("minimum %s usage per %s is %s, but limit is %s", k, t, bound.String(), l.String())
-	}
-	return nil
+// quantities is a container's (or claim's) requests or limits, with what
+// the LimitRanger's messages call them.
+type quantities struct {
+	name string // "request" or "limit"
+	list corev1.ResourceList
 }
 
-func maxConstraint(t corev1.LimitType, k corev1.ResourceName, bound apiresource.Quantity, req, lim corev1.ResourceList) error {
-	r, hasReq := req[k]
-	l, hasLim := lim[k]
-	rv, lv, mv := commonScale(r, l, bound)
-	switch {
-	case !hasLim:
-		return fmt.Errorf("maximum %s usage per %s is %s.  No limit is specified", k, t, bound.String())
-	case lv > mv:
-		return fmt.Errorf("maximum %s usage per %s is %s, but limit is %s", k, t, bound.String(), l.String())
-	case hasReq && rv > mv:
-		return fmt.Errorf("maximum %s usage per %s is %s, but request is %s", k, t, bound.String(), r.String())
+// boundConstraint is kube's minConstraint (isMax false) and maxConstraint
+// (isMax true): k must be set in must (requests for a min, limits for a
+// max) and there, as in other where set, not be below a min or above a
+// max. A claim's max passes its requests as must and no other: its limits
+// are not user input.
+func boundConstraint(isMax bool, t corev1.LimitType, k corev1.ResourceName, bound apiresource.Quantity, must, other quantities) error {
+	word := "minimum"
+	if isMax {
+		word = "maximum"
 	}
-	return nil
-}
-
-// maxRequestConstraint is maxConstraint for claims, whose limits are not
-// user input: the request is held to the max.
-func maxRequestConstraint(t corev1.LimitType, k corev1.ResourceName, bound apiresource.Quantity, req corev1.ResourceList) error {
-	r, hasReq := req[k]
-	rv, _, mv := commonScale(r, apiresource.Quantity{}, bound)
+	m, hasMust := must.list[k]
+	o, hasOther := other.list[k]
+	mv, ov, bv := commonScale(m, o, bound)
+	beyond := func(v int64) bool { return v < bv }
+	if isMax {
+		beyond = func(v int64) bool { return v > bv }
+	}
 	switch {
-	case !hasReq:
-		return fmt.Errorf("maximum %s usage per %s is %s.  No request is specified", k, t, bound.String())
-	case rv > mv:
-		return fmt.Errorf("maximum %s usage per %s is %s, but request is %s", k, t, bound.String(), r.String())
+	case !hasMust:
+		return fmt.Errorf("%s %s usage per %s is %s.  No %s is specified", word, k, t, bound.String(), must.name)
+	case beyond(mv):
+		return fmt.Errorf("%s %s usage per %s is %s, but %s is %s", word, k, t, bound.String(), must.name, m.String())
+	case hasOther && beyond(ov):
+		return fmt.Errorf("%s %s usage per %s is %s, but %s is %s", word, k, t, bound.String(), other.name, o.String())
 	}
 	return nil
 }

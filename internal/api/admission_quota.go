@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/quota"
 )
@@ -42,7 +43,7 @@ func (s *Server) admitQuota(ctx context.Context, q *request, obj, old runtime.Ob
 	if q.subresource != "" || !q.res.Namespaced || q.namespace == "" || !s.hasQuotas(ctx, q.namespace) {
 		return nil
 	}
-	quotaRes := s.registry().lookup("v1", "resourcequotas")
+	quotaRes := s.registry().Lookup("v1", "resourcequotas")
 	for range maxConflictRetries {
 		l, err := s.store.List(ctx, "resourcequotas", q.namespace, false)
 		if err != nil {
@@ -62,9 +63,9 @@ func (s *Server) admitQuota(ctx context.Context, q *request, obj, old runtime.Ob
 		if derr != nil {
 			return derr
 		}
-		charged, err := evaluateQuotas(quotas, q.res.storeKey(), obj, old, s.cfg.Now())
+		charged, err := evaluateQuotas(quotas, q.res.StoreKey(), obj, old, s.cfg.Now())
 		if err != nil {
-			return apierrors.NewForbidden(q.res.groupResource(), q.name, err)
+			return apierrors.NewForbidden(q.res.GroupResource(), q.name, err)
 		}
 		if dryRun {
 			return nil
@@ -89,7 +90,7 @@ func (s *Server) hasQuotas(ctx context.Context, namespace string) bool {
 
 // writeCharges stores the charged quotas, each with its resourceVersion
 // as precondition; errRetry when one changed meanwhile.
-func (s *Server) writeCharges(ctx context.Context, res *resource, charged []storedQuota) error {
+func (s *Server) writeCharges(ctx context.Context, res *registry.Resource, charged []storedQuota) error {
 	for _, c := range charged {
 		raw, err := encode(c.q)
 		if err != nil {

@@ -142,7 +142,7 @@ func quotaServer(tb testing.TB) *Server {
 // A write to a namespace without quotas allocates nothing for quota.
 func TestAdmitQuotaNoQuotaAllocs(t *testing.T) {
 	srv := quotaServer(t)
-	q := &request{res: srv.registry().lookup("v1", "configmaps"), namespace: "free", name: "cm"}
+	q := &request{res: srv.registry().Lookup("v1", "configmaps"), namespace: "free", name: "cm"}
 	obj := &corev1.ConfigMap{}
 	ctx := t.Context()
 	if n := testing.AllocsPerRun(100, func() {
@@ -156,7 +156,7 @@ func TestAdmitQuotaNoQuotaAllocs(t *testing.T) {
 
 func BenchmarkAdmitQuota(b *testing.B) {
 	srv := quotaServer(b)
-	cms := srv.registry().lookup("v1", "configmaps")
+	cms := srv.registry().Lookup("v1", "configmaps")
 	for _, c := range []struct{ name, ns string }{{"no quota", "free"}, {"quota not limiting configmaps", "limited"}} {
 		b.Run(c.name, func(b *testing.B) {
 			q := &request{res: cms, namespace: c.ns, name: "cm"}

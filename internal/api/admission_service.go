@@ -12,7 +12,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -23,12 +25,6 @@ import (
 // (patchAllocatedValues) and allocated when it starts needing them.
 // litek8s keeps no allocator table: an address or port is in use while a
 // stored Service holds it, so removing it from the spec releases it.
-
-// Kube's default service node port range (--service-node-port-range).
-const (
-	nodePortBase = 30000
-	nodePortSize = 2768
-)
 
 // errNodePortAllocated is kube's portallocator.ErrAllocated.
 const errNodePortAllocated = "provided port is already allocated"
@@ -73,15 +69,6 @@ func (s *Server) admitUpdateFromStore(ctx context.Context, q *request, obj, old 
 	return s.admitServiceUpdate(ctx, svc, prev)
 }
 
-// prepareServiceUpdate clears the load balancer status of a service that
-// is no longer a LoadBalancer (after the stored status was carried over).
-func prepareServiceUpdate(obj, _ runtime.Object) {
-	svc := obj.(*corev1.Service)
-	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer {
-		svc.Status.LoadBalancer = corev1.LoadBalancerStatus{}
-	}
-}
-
 // serviceAllocations returns the node ports and cluster IPs held by the
 // stored services other than svc.
 func (s *Server) serviceAllocations(ctx context.Context, svc *corev1.Service) (map[int32]bool, map[string]bool, error) {
@@ -118,7 +105,7 @@ func (s *Server) serviceAllocations(ctx context.Context, svc *corev1.Service) (m
 // service holds (ips), or refuses the one it asks for when another holds
 // it (422, kube's allocator message); svc's own in old stay its own.
 func allocFreeClusterIP(svc, old *corev1.Service, ips map[string]bool) error {
-	if !needsClusterIP(svc) {
+	if !registry.NeedsClusterIP(svc) {
 		return nil
 	}
 	sp := &svc.Spec
@@ -138,11 +125,11 @@ func allocFreeClusterIP(svc, old *corev1.Service, ips map[string]bool) error {
 		if try == 1<<16 { // of 2^20 addresses
 			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a serviceIP: range is full"))
 		}
-		if ip := randomClusterIP(); !ips[ip] {
+		if ip := registry.RandomClusterIP(); !ips[ip] {
 			sp.ClusterIP = ip
 		}
 	}
-	allocClusterIP(sp)
+	registry.AllocClusterIP(sp)
 	return nil
 }
 
@@ -200,12 +187,12 @@ func allocNodePorts(svc, old *corev1.Service, used map[int32]bool) error {
 // nextNodePort picks a free port of the range at random (kube's
 // AllocateNext scans from a random offset).
 func nextNodePort(used map[int32]bool) (int32, error) {
-	start, err := rand.Int(rand.Reader, big.NewInt(nodePortSize))
+	start, err := rand.Int(rand.Reader, big.NewInt(registry.NodePortSize))
 	if err != nil {
 		return 0, err
 	}
-	for i := range int32(nodePortSize) {
-		np := nodePortBase + (int32(start.Int64())+i)%nodePortSize
+	for i := range int32(registry.NodePortSize) {
+		np := registry.NodePortBase + (int32(start.Int64())+i)%registry.NodePortSize
 		if !used[np] {
 			return np, nil
 		}
@@ -219,14 +206,14 @@ func nextNodePort(used map[int32]bool) (int32, error) {
 // traffic policy the client left as they were are wiped.
 func dropTypeDependentFields(svc, old *corev1.Service) {
 	sp, op := &svc.Spec, &old.Spec
-	if needsClusterIP(old) && !needsClusterIP(svc) {
+	if registry.NeedsClusterIP(old) && !registry.NeedsClusterIP(svc) {
 		if sp.ClusterIP == op.ClusterIP && slices.Equal(sp.ClusterIPs, op.ClusterIPs) {
 			sp.ClusterIP, sp.ClusterIPs = "", nil
 		}
 		if slices.Equal(sp.IPFamilies, op.IPFamilies) {
 			sp.IPFamilies = nil
 		}
-		if equalPtr(sp.IPFamilyPolicy, op.IPFamilyPolicy) {
+		if ptr.Equal(sp.IPFamilyPolicy, op.IPFamilyPolicy) {
 			sp.IPFamilyPolicy = nil
 		}
 	}
@@ -239,14 +226,14 @@ func dropTypeDependentFields(svc, old *corev1.Service) {
 		sp.HealthCheckNodePort = 0
 	}
 	if op.Type == corev1.ServiceTypeLoadBalancer && sp.Type != corev1.ServiceTypeLoadBalancer {
-		if sp.AllocateLoadBalancerNodePorts != nil && equalPtr(sp.AllocateLoadBalancerNodePorts, op.AllocateLoadBalancerNodePorts) {
+		if sp.AllocateLoadBalancerNodePorts != nil && ptr.Equal(sp.AllocateLoadBalancerNodePorts, op.AllocateLoadBalancerNodePorts) {
 			sp.AllocateLoadBalancerNodePorts = nil
 		}
-		if equalPtr(sp.LoadBalancerClass, op.LoadBalancerClass) {
+		if ptr.Equal(sp.LoadBalancerClass, op.LoadBalancerClass) {
 			sp.LoadBalancerClass = nil
 		}
 	}
-	if externallyAccessible(old) && !externallyAccessible(svc) && sp.ExternalTrafficPolicy == op.ExternalTrafficPolicy {
+	if registry.ExternallyAccessible(old) && !registry.ExternallyAccessible(svc) && sp.ExternalTrafficPolicy == op.ExternalTrafficPolicy {
 		sp.ExternalTrafficPolicy = ""
 	}
 }
@@ -256,7 +243,7 @@ func dropTypeDependentFields(svc, old *corev1.Service) {
 // allocated values while the service still needs them.
 func patchAllocatedValues(svc, old *corev1.Service) {
 	sp, op := &svc.Spec, &old.Spec
-	if needsClusterIP(old) && needsClusterIP(svc) {
+	if registry.NeedsClusterIP(old) && registry.NeedsClusterIP(svc) {
 		if sp.ClusterIP == "" {
 			sp.ClusterIP = op.ClusterIP
 		}
@@ -298,10 +285,6 @@ func sameNodePorts(svc, old *corev1.Service) bool {
 	return true
 }
 
-func needsClusterIP(svc *corev1.Service) bool {
-	return svc.Spec.Type != corev1.ServiceTypeExternalName
-}
-
 func needsNodePort(svc *corev1.Service) bool {
 	return svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer
 }
@@ -317,10 +300,4 @@ func shouldAllocateNodePorts(svc *corev1.Service) bool {
 func needsHCNodePort(svc *corev1.Service) bool {
 	return svc.Spec.Type == corev1.ServiceTypeLoadBalancer &&
 		svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
-}
-
-// externallyAccessible is kube's service.ExternallyAccessible.
-func externallyAccessible(svc *corev1.Service) bool {
-	return svc.Spec.Type == corev1.ServiceTypeLoadBalancer || svc.Spec.Type == corev1.ServiceTypeNodePort ||
-		(svc.Spec.Type == corev1.ServiceTypeClusterIP && len(svc.Spec.ExternalIPs) > 0)
 }

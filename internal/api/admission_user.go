@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/auth"
 )
 
@@ -128,7 +129,7 @@ func conditionIndices(csr *certificatesv1.CertificateSigningRequest, t certifica
 // approvalChanged reports whether the Approved or Denied conditions differ.
 func approvalChanged(csr, old *certificatesv1.CertificateSigningRequest) bool {
 	for _, t := range []certificatesv1.RequestConditionType{certificatesv1.CertificateApproved, certificatesv1.CertificateDenied} {
-		a, b := csrConditions(csr, t), csrConditions(old, t)
+		a, b := registry.CSRConditions(csr, t), registry.CSRConditions(old, t)
 		if len(a) != len(b) {
 			return true
 		}
@@ -182,7 +183,7 @@ func (s *Server) signerAllows(ctx context.Context, a *writeAttrs, verb, signer s
 			return nil
 		}
 	}
-	return apierrors.NewForbidden(a.q.res.groupResource(), a.q.name,
+	return apierrors.NewForbidden(a.q.res.GroupResource(), a.q.name,
 		fmt.Errorf("user not permitted to %s requests with signerName %q", verb, signer))
 }
 
@@ -192,13 +193,13 @@ func (s *Server) csrSubjectRestriction(q *request, csr *certificatesv1.Certifica
 	if csr.Spec.SignerName != auth.SignerKubeAPIServerClient {
 		return nil
 	}
-	req, err := parseCSR(csr.Spec.Request)
+	req, err := registry.ParseCSR(csr.Spec.Request)
 	if err != nil {
 		return nil // validation answers it
 	}
 	for _, o := range req.Subject.Organization {
 		if o == auth.GroupMasters {
-			return apierrors.NewForbidden(q.res.groupResource(), csr.Name,
+			return apierrors.NewForbidden(q.res.GroupResource(), csr.Name,
 				fmt.Errorf("use of %s signer with %s group is not allowed", auth.SignerKubeAPIServerClient, auth.GroupMasters))
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // Server-side apply (application/apply-patch+yaml): the patch is merged
@@ -30,7 +32,7 @@ func decodeApplyPatch(body []byte) (*unstructured.Unstructured, error) {
 
 // applyTo applies patch to live (the stored object, or an empty one of
 // res for a create) as opts' manager. sub is "" or "status".
-func (s *Server) applyTo(res *resource, sub string, live runtime.Object, patch *unstructured.Unstructured, body []byte, opts *writeOptions, ws *warnings) (runtime.Object, error) {
+func (s *Server) applyTo(res *registry.Resource, sub string, live runtime.Object, patch *unstructured.Unstructured, body []byte, opts *writeOptions, ws *warnings) (runtime.Object, error) {
 	fm, err := s.fieldManager(res, sub)
 	if err != nil {
 		return nil, err
@@ -53,7 +55,7 @@ func (s *Server) applyTo(res *resource, sub string, live runtime.Object, patch *
 // fields its version's schema does not declare (and does not preserve),
 // with the message of kube's typed conversion, which fails on them
 // whatever fieldValidation says.
-func undeclaredApplyFields(res *resource, patch *unstructured.Unstructured) error {
+func undeclaredApplyFields(res *registry.Resource, patch *unstructured.Unstructured) error {
 	if !res.Custom || res.UnknownFields == nil {
 		return nil
 	}

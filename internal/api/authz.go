@@ -233,11 +233,11 @@ func (s *Server) policy(ctx context.Context) (*auth.Policy, error) {
 	var revs [4]uint64
 	reg := s.registry()
 	for i, k := range rbacStoreKinds {
-		res := reg.lookup("rbac.authorization.k8s.io/v1", k)
+		res := reg.Lookup("rbac.authorization.k8s.io/v1", k)
 		if res == nil {
 			return nil, errors.New("api: RBAC kinds not registered")
 		}
-		l, err := s.store.List(ctx, res.storeKey(), "", false)
+		l, err := s.store.List(ctx, res.StoreKey(), "", false)
 		if err != nil {
 			return nil, err
 		}

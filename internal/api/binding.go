@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -24,7 +25,7 @@ import (
 // managedFields. The answer is a 201 Success Status.
 
 // bindingRow describes v1 Binding for decoding.
-var bindingRow = &resource{Version: "v1", Resource: "bindings", Kind: "Binding",
+var bindingRow = &registry.Resource{Version: "v1", Resource: "bindings", Kind: "Binding",
 	New: func() runtime.Object { return &corev1.Binding{} }}
 
 var bindingGR = schema.GroupResource{Resource: "pods/binding"}
@@ -133,7 +134,7 @@ func updatePodCondition(status *corev1.PodStatus, c corev1.PodCondition, now tim
 // decodePosted decodes the object POSTed to a pod subresource (a Binding,
 // an Eviction) with the request's create options, and checks that it names
 // the pod of the URL as kube does.
-func (s *Server) decodePosted(r *http.Request, q *request, row *resource, ws *warnings) (runtime.Object, *writeOptions, error) {
+func (s *Server) decodePosted(r *http.Request, q *request, row *registry.Resource, ws *warnings) (runtime.Object, *writeOptions, error) {
 	opts, err := parseCreateOptions(r)
 	if err != nil {
 		return nil, nil, err

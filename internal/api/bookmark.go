@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 	"k8s.io/apimachinery/pkg/api/meta"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -21,7 +22,7 @@ const initialEventsEnd = "k8s.io/initial-events-end"
 // a Pod bookmark carries `"spec":{"containers":null},"status":{}` like
 // kube's. It is built once per bookmark (every minute or so), never per
 // event.
-func bookmarkObject(res *resource, rev uint64, initialEnd bool) *kv.Object {
+func bookmarkObject(res *registry.Resource, rev uint64, initialEnd bool) *kv.Object {
 	raw := encodeBookmark(res, rev, initialEnd)
 	obj := &kv.Object{Raw: raw, RV: rev}
 	if m := gjson.GetBytes(raw, "metadata"); m.Index > 0 {
@@ -30,12 +31,12 @@ func bookmarkObject(res *resource, rev uint64, initialEnd bool) *kv.Object {
 	return obj
 }
 
-func encodeBookmark(res *resource, rev uint64, initialEnd bool) []byte {
+func encodeBookmark(res *registry.Resource, rev uint64, initialEnd bool) []byte {
 	rv := strconv.FormatUint(rev, 10)
 	if res.New != nil {
 		o := res.New()
 		if acc, err := meta.Accessor(o); err == nil {
-			o.GetObjectKind().SetGroupVersionKind(res.gvk())
+			o.GetObjectKind().SetGroupVersionKind(res.GVK())
 			acc.SetResourceVersion(rv)
 			if initialEnd {
 				acc.SetAnnotations(map[string]string{initialEventsEnd: "true"})
@@ -47,7 +48,7 @@ func encodeBookmark(res *resource, rev uint64, initialEnd bool) []byte {
 	}
 	b := append([]byte(`{"kind":"`), res.Kind...)
 	b = append(b, `","apiVersion":"`...)
-	b = append(b, res.groupVersion()...)
+	b = append(b, res.GroupVersion()...)
 	b = append(b, `","metadata":{"resourceVersion":"`...)
 	b = append(b, rv...)
 	if initialEnd {

@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // codecs decode request bodies of the served kinds.
@@ -87,7 +89,7 @@ func (c *codecs) decoderFor(r *http.Request) (runtime.Decoder, error) {
 // decodeBody decodes the request body into a new object of res, checks its
 // kind and applies the field-validation directive: unknown fields are a
 // 400 under Strict and warnings under Warn.
-func (s *Server) decodeBody(r *http.Request, res *resource, fv fieldValidation, ws *warnings) (runtime.Object, error) {
+func (s *Server) decodeBody(r *http.Request, res *registry.Resource, fv fieldValidation, ws *warnings) (runtime.Object, error) {
 	dec, err := s.codecs.decoderFor(r)
 	if err != nil {
 		return nil, err
@@ -123,8 +125,8 @@ func invalidUTF8(body []byte) (int, bool) {
 	return 0, false
 }
 
-func (s *Server) decodeWith(res *resource, dec runtime.Decoder, body []byte, fv fieldValidation, ws *warnings) (runtime.Object, error) {
-	want := res.gvk()
+func (s *Server) decodeWith(res *registry.Resource, dec runtime.Decoder, body []byte, fv fieldValidation, ws *warnings) (runtime.Object, error) {
+	want := res.GVK()
 	obj, got, err := dec.Decode(body, &want, res.New())
 	if err != nil && !runtime.IsStrictDecodingError(err) {
 		if got != nil && got.Kind != "" && *got != want {
@@ -139,7 +141,7 @@ func (s *Server) decodeWith(res *resource, dec runtime.Decoder, body []byte, fv 
 	if strict, ok := runtime.AsStrictDecodingError(err); ok {
 		strictErrs = strict.Errors()
 	}
-	strictErrs = append(strictErrs, res.unknownFieldErrors(obj)...)
+	strictErrs = append(strictErrs, res.UnknownFieldErrors(obj)...)
 	if err := strictOutcome(strictErrs, fv, ws); err != nil {
 		return nil, badRequest("%s in version %q cannot be handled as a %s: %v", res.Kind, res.Version, res.Kind, err)
 	}
@@ -152,7 +154,7 @@ func (s *Server) decodeWith(res *resource, dec runtime.Decoder, body []byte, fv 
 // core for the core group, else the group's first label). The kind itself
 // in a group and version the scheme does not know (apps/v1 ConfigMap) is
 // kube's "no kind is registered" (without its scheme's source file).
-func wrongKind(got *schema.GroupVersionKind, res *resource, known bool) error {
+func wrongKind(got *schema.GroupVersionKind, res *registry.Resource, known bool) error {
 	if got.Kind == res.Kind && !known { // kube's scheme has no such group and version of the kind
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: no kind %q is registered for version %q",
 			got.Kind, got.Version, res.Kind, got.Kind, got.GroupVersion().String()))

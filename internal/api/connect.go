@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/litek8s/litek8s/internal/api/discovery"
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/kubeletclient"
 	"github.com/litek8s/litek8s/internal/kv"
@@ -46,7 +47,7 @@ var connectSubresources = map[string][]string{
 
 // connectDiscovery announces the connect subresources of r (kube's
 // *Options kinds, the parent's group and version).
-func connectDiscovery(r *resource) []discovery.Subresource {
+func connectDiscovery(r *registry.Resource) []discovery.Subresource {
 	var out []discovery.Subresource
 	for _, sub := range connectSubresources[r.Resource] {
 		d := discovery.Subresource{Name: sub, Verbs: []string{"create", "get"}}
@@ -68,7 +69,7 @@ func connectDiscovery(r *resource) []discovery.Subresource {
 }
 
 // isConnect tells a connect subresource of res.
-func isConnect(res *resource, sub string) bool {
+func isConnect(res *registry.Resource, sub string) bool {
 	if res.Group != "" || res.Custom {
 		return false
 	}
@@ -149,8 +150,8 @@ func (s *Server) authorizeVerb(r *http.Request, q *request, verb string) error {
 // getTyped reads and decodes one object, consistently (as kube's gets
 // from etcd): a pod created on the leader just before is found on a
 // follower too.
-func getTyped[T any](ctx context.Context, s *Server, res *resource, namespace, name string) (*T, error) {
-	obj, _, err := s.store.Get(ctx, kv.Key{Resource: res.storeKey(), Namespace: namespace, Name: name}, true)
+func getTyped[T any](ctx context.Context, s *Server, res *registry.Resource, namespace, name string) (*T, error) {
+	obj, _, err := s.store.Get(ctx, kv.Key{Resource: res.StoreKey(), Namespace: namespace, Name: name}, true)
 	if err != nil {
 		return nil, storeErr(err, res, name)
 	}
@@ -161,7 +162,7 @@ func getTyped[T any](ctx context.Context, s *Server, res *resource, namespace, n
 	return v, nil
 }
 
-func (s *Server) coreRow(plural string) *resource { return s.registry().lookup("v1", plural) }
+func (s *Server) coreRow(plural string) *registry.Resource { return s.registry().Lookup("v1", plural) }
 
 // kubeletOf is the base URL of the kubelet of the pod's node.
 func (s *Server) kubeletOf(ctx context.Context, pod *corev1.Pod) (*url.URL, error) {

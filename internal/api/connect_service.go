@@ -53,11 +53,11 @@ func (s *Server) serviceProxy(w http.ResponseWriter, r *http.Request, q *request
 // serviceEndpoint picks a ready pod endpoint of service name with the
 // port named portName.
 func (s *Server) serviceEndpoint(r *http.Request, namespace, name, portName string) (string, error) {
-	res := s.registry().lookup("discovery.k8s.io/v1", "endpointslices")
+	res := s.registry().Lookup("discovery.k8s.io/v1", "endpointslices")
 	if res == nil {
 		return "", apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", name))
 	}
-	l, err := s.store.List(r.Context(), res.storeKey(), namespace, false)
+	l, err := s.store.List(r.Context(), res.StoreKey(), namespace, false)
 	if err != nil {
 		return "", availabilityErr(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -29,11 +30,11 @@ import (
 const crdStoreKey = "customresourcedefinitions.apiextensions.k8s.io"
 
 // crdKinds returns the registry row of CustomResourceDefinition itself.
-func crdKinds() []*resource {
-	return []*resource{{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions",
+func crdKinds() []*registry.Resource {
+	return []*registry.Resource{{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions",
 		Singular: "customresourcedefinition", Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"},
-		New:        newOf[apiextv1.CustomResourceDefinition](), NewList: newOf[apiextv1.CustomResourceDefinitionList](),
+		New:        registry.NewOf[apiextv1.CustomResourceDefinition](), NewList: registry.NewOf[apiextv1.CustomResourceDefinitionList](),
 		Normalize: defaultCRD, Prepare: prepareCRD, Validate: validateCRD, Status: true, HasGeneration: true}}
 }
 
@@ -114,7 +115,7 @@ func validateCRD(obj, old runtime.Object) field.ErrorList {
 		if err != nil {
 			errs = append(errs, field.Invalid(vp.Child("schema", "openAPIV3Schema"), "", err.Error()))
 		} else {
-			errs = append(errs, validateSelectableFields(&v, s, vp.Child("selectableFields"))...)
+			errs = append(errs, registry.ValidateSelectableFields(&v, s, vp.Child("selectableFields"))...)
 		}
 	}
 	if len(crd.Spec.Versions) == 0 {
@@ -148,18 +149,18 @@ func internalSchema(v *apiextv1.CustomResourceDefinitionVersion) (*apiextinterna
 
 // refreshCRDs returns the current registry, rebuilt first when the stored
 // CRDs changed since it was built.
-func (s *Server) refreshCRDs(ctx context.Context) *registry {
+func (s *Server) refreshCRDs(ctx context.Context) *registry.Registry {
 	reg := s.registry()
 	l, err := s.store.List(ctx, crdStoreKey, "", false)
-	if err != nil || l.ModRev == reg.crdRev {
+	if err != nil || l.ModRev == reg.CRDRev {
 		return reg
 	}
 	s.crdMu.Lock()
 	defer s.crdMu.Unlock()
-	if reg = s.registry(); reg.crdRev == l.ModRev {
+	if reg = s.registry(); reg.CRDRev == l.ModRev {
 		return reg
 	}
-	rows := append([]*resource(nil), s.builtin...)
+	rows := append([]*registry.Resource(nil), s.builtin...)
 	l.Range("", func(obj *kv.Object) bool {
 		crd := &apiextv1.CustomResourceDefinition{}
 		if err := json.Unmarshal(obj.Raw, crd); err != nil {
@@ -171,8 +172,8 @@ func (s *Server) refreshCRDs(ctx context.Context) *registry {
 		}
 		return true
 	})
-	next := newRegistry(rows)
-	next.crdRev = l.ModRev
+	next := registry.New(rows)
+	next.CRDRev = l.ModRev
 	if err := s.setRegistry(next); err != nil {
 		s.log.Error("serving CRDs", "err", err)
 		return reg

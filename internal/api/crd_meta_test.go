@@ -7,6 +7,8 @@ import (
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // The unknown fields of a custom resource include those of its metadata
@@ -23,7 +25,7 @@ func TestUnknownMetaFields(t *testing.T) {
 	   "x-kubernetes-preserve-unknown-fields":true}}}}}}`), &sch); err != nil {
 		t.Fatal(err)
 	}
-	r := &resource{}
+	r := &registry.Resource{}
 	if err := withSchema(r, &apiextv1.CustomResourceDefinitionVersion{Name: "v1",
 		Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &sch}}); err != nil {
 		t.Fatal(err)

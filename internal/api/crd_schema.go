@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"unsafe"
 
@@ -20,6 +19,8 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // withSchema sets the pruning, defaulting and validation of a CRD version's
@@ -28,7 +29,7 @@ import (
 // validation package drags in the whole apiserver and its global feature
 // gates and metrics registry). CEL rules (x-kubernetes-validations) are not
 // evaluated.
-func withSchema(r *resource, v *apiextv1.CustomResourceDefinitionVersion) error {
+func withSchema(r *registry.Resource, v *apiextv1.CustomResourceDefinitionVersion) error {
 	props, err := internalSchema(v)
 	if err != nil || props == nil {
 		return err
@@ -222,18 +223,4 @@ func enumStrings(vals []any) []string {
 		out = append(out, string(b))
 	}
 	return out
-}
-
-// unknownFieldErrors reports the fields of obj that r's schema does not
-// declare (custom resources), worded like the decoder's strict errors, so
-// that fieldValidation treats them alike.
-func (r *resource) unknownFieldErrors(obj runtime.Object) []error {
-	if r.UnknownFields == nil {
-		return nil
-	}
-	var errs []error
-	for _, p := range r.UnknownFields(obj) {
-		errs = append(errs, fmt.Errorf("unknown field %q", p))
-	}
-	return errs
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/jsonpath"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/api/table"
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -22,8 +23,8 @@ import (
 // customResources returns the registry rows of a CRD's served versions.
 // All versions share one store key; conversion is None (only apiVersion
 // differs), as the issue asks.
-func customResources(crd *apiextv1.CustomResourceDefinition) []*resource {
-	var rows []*resource
+func customResources(crd *apiextv1.CustomResourceDefinition) []*registry.Resource {
+	var rows []*registry.Resource
 	n := crd.Spec.Names
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
@@ -32,7 +33,7 @@ func customResources(crd *apiextv1.CustomResourceDefinition) []*resource {
 		}
 		gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: n.Kind}
 		listGVK := gvk.GroupVersion().WithKind(n.ListKind)
-		r := &resource{Group: crd.Spec.Group, Version: v.Name, Resource: n.Plural, Singular: n.Singular,
+		r := &registry.Resource{Group: crd.Spec.Group, Version: v.Name, Resource: n.Plural, Singular: n.Singular,
 			Kind: n.Kind, Namespaced: crd.Spec.Scope == apiextv1.NamespaceScoped,
 			ShortNames: n.ShortNames, Categories: n.Categories, HasGeneration: true, Custom: true,
 			Verbs: []string{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"},
@@ -47,7 +48,7 @@ func customResources(crd *apiextv1.CustomResourceDefinition) []*resource {
 				return l
 			},
 			Printer:  customPrinter(v.AdditionalPrinterColumns),
-			Fields:   customFieldSelectors(crd.Spec.Scope == apiextv1.NamespaceScoped, v.SelectableFields),
+			Fields:   registry.CustomFieldSelectors(crd.Spec.Scope == apiextv1.NamespaceScoped, v.SelectableFields),
 			ListKind: n.ListKind,
 		}
 		if sr := v.Subresources; sr != nil {
@@ -60,7 +61,7 @@ func customResources(crd *apiextv1.CustomResourceDefinition) []*resource {
 				}
 			}
 			if sc := sr.Scale; sc != nil {
-				r.Scale = &scaleSpec{SpecReplicas: sc.SpecReplicasPath, StatusReplicas: sc.StatusReplicasPath}
+				r.Scale = &registry.ScaleSpec{SpecReplicas: sc.SpecReplicasPath, StatusReplicas: sc.StatusReplicasPath}
 				if sc.LabelSelectorPath != nil {
 					r.Scale.LabelSelector = *sc.LabelSelectorPath
 				}
@@ -173,11 +174,11 @@ func jsonCell(v any) kv.Cell {
 }
 
 // printer returns the Table printer of r.
-func (r *resource) printer() *table.Printer {
+func printer(r *registry.Resource) *table.Printer {
 	if r.Printer != nil {
 		return r.Printer
 	}
-	return table.Lookup(r.storeKey())
+	return table.Lookup(r.StoreKey())
 }
 
 // served returns the bytes of a stored object of r as r serves them: a
@@ -185,7 +186,7 @@ func (r *resource) printer() *table.Printer {
 // with that version's apiVersion; conversion is None, so only apiVersion
 // changes (its bytes lead a custom resource: keys are sorted). Built-in
 // kinds' bytes are returned as they are.
-func (r *resource) served(raw []byte) []byte {
+func served(r *registry.Resource, raw []byte) []byte {
 	if r.DefaultOnRead != nil {
 		raw = r.DefaultOnRead(raw)
 	}
@@ -194,7 +195,7 @@ func (r *resource) served(raw []byte) []byte {
 		return raw
 	}
 	end := bytes.IndexByte(raw[len(lead):], '"')
-	want := r.groupVersion()
+	want := r.GroupVersion()
 	if end < 0 || string(raw[len(lead):len(lead)+end]) == want {
 		return raw
 	}

@@ -11,6 +11,7 @@ import (
 	metavalidation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -25,7 +26,7 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, q *request) erro
 	if err != nil {
 		return err
 	}
-	if q.res.storeKey() == "namespaces" && immortalNamespaces[q.name] {
+	if q.res.StoreKey() == "namespaces" && immortalNamespaces[q.name] {
 		return errImmortalNamespace(q.name)
 	}
 	if err := s.admitNodeDelete(r.Context(), q); err != nil {
@@ -54,7 +55,7 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, q *req
 	if err != nil {
 		return err
 	}
-	l, err := s.store.List(r.Context(), q.res.storeKey(), q.namespace, false)
+	l, err := s.store.List(r.Context(), q.res.StoreKey(), q.namespace, false)
 	if err != nil {
 		return availabilityErr(err)
 	}
@@ -78,9 +79,9 @@ func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, q *req
 
 // deletedList renders the answer of a deletecollection: a List in the
 // resource's list format.
-func deletedList(res *resource, rev uint64, items []*kv.Object) []byte {
+func deletedList(res *registry.Resource, rev uint64, items []*kv.Object) []byte {
 	var b, tail []byte
-	if res.protobuf() {
+	if hasProtobuf(res) {
 		b = appendListHeader(make([]byte, 0, 1024), res, rev, "", 0)
 		tail = []byte("]}")
 	} else {

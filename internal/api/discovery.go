@@ -7,11 +7,12 @@ import (
 
 	"github.com/litek8s/litek8s/internal/api/discovery"
 	"github.com/litek8s/litek8s/internal/api/openapi"
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // setRegistry makes reg the served registry, with discovery and OpenAPI
 // documents generated from it. Safe to call while serving.
-func (s *Server) setRegistry(reg *registry) error {
+func (s *Server) setRegistry(reg *registry.Registry) error {
 	mux := http.NewServeMux()
 	if err := s.registerSchemas(mux, reg); err != nil {
 		return err
@@ -23,16 +24,16 @@ func (s *Server) setRegistry(reg *registry) error {
 }
 
 // registerSchemas serves API discovery and OpenAPI v3 for reg on mux.
-func (s *Server) registerSchemas(mux *http.ServeMux, reg *registry) error {
+func (s *Server) registerSchemas(mux *http.ServeMux, reg *registry.Registry) error {
 	var res []discovery.Resource
 	var kinds []openapi.Kind
-	for _, r := range reg.all {
+	for _, r := range reg.All() {
 		res = append(res, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource,
 			Singular: r.Singular, Kind: r.Kind, Namespaced: r.Namespaced, ShortNames: r.ShortNames,
-			Categories: r.Categories, Verbs: r.verbs(), Subresources: r.subresources(), KeepVerbOrder: r.Custom})
+			Categories: r.Categories, Verbs: r.ServedVerbs(), Subresources: subresources(r), KeepVerbOrder: r.Custom})
 		k := openapi.Kind{Group: r.Group, Version: r.Version, Resource: r.Resource, Kind: r.Kind,
-			Namespaced: r.Namespaced, Verbs: r.verbs()}
-		if t := r.goType(); t != nil {
+			Namespaced: r.Namespaced, Verbs: r.ServedVerbs()}
+		if t := r.GoType(); t != nil {
 			k.Type, k.ListType = t, reflect.TypeOf(r.NewList()).Elem()
 		} else {
 			k.Schema, k.ListKind = r.Schema, r.ListKind
@@ -59,7 +60,7 @@ func (s *Server) registerSchemas(mux *http.ServeMux, reg *registry) error {
 }
 
 // subresources lists what discovery announces for r's subresources.
-func (r *resource) subresources() []discovery.Subresource {
+func subresources(r *registry.Resource) []discovery.Subresource {
 	var out []discovery.Subresource
 	if r.Approval {
 		out = append(out, discovery.Subresource{Name: "approval", Verbs: []string{"get", "patch", "update"}})

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -43,8 +44,8 @@ func badRequest(format string, args ...any) error {
 }
 
 // storeErr maps a store error about name of res to its Status.
-func storeErr(err error, res *resource, name string) error {
-	gr := res.groupResource()
+func storeErr(err error, res *registry.Resource, name string) error {
+	gr := res.GroupResource()
 	switch {
 	case errors.Is(err, kv.ErrNotFound):
 		return apierrors.NewNotFound(gr, name)

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -32,7 +33,7 @@ import (
 // before it is deleted.
 
 // evictionRow describes policy/v1 Eviction for decoding.
-var evictionRow = &resource{Group: "policy", Version: "v1", Resource: "evictions", Kind: "Eviction",
+var evictionRow = &registry.Resource{Group: "policy", Version: "v1", Resource: "evictions", Kind: "Eviction",
 	New: func() runtime.Object { return &policyv1.Eviction{} }}
 
 var evictionGK = schema.GroupKind{Group: "policy", Kind: "Eviction"}
@@ -182,11 +183,11 @@ func withRV(d *metav1.DeleteOptions, rv string) *metav1.DeleteOptions {
 
 // podDisruptionBudgets are the PDBs of pod's namespace that select it.
 func (s *Server) podDisruptionBudgets(ctx context.Context, pod *corev1.Pod) ([]*policyv1.PodDisruptionBudget, error) {
-	res := s.registry().lookup("policy/v1", "poddisruptionbudgets")
+	res := s.registry().Lookup("policy/v1", "poddisruptionbudgets")
 	if res == nil {
 		return nil, nil
 	}
-	l, err := s.store.List(ctx, res.storeKey(), pod.Namespace, false)
+	l, err := s.store.List(ctx, res.StoreKey(), pod.Namespace, false)
 	if err != nil {
 		return nil, availabilityErr(err)
 	}
@@ -209,7 +210,7 @@ func (s *Server) podDisruptionBudgets(ctx context.Context, pod *corev1.Pod) ([]*
 // spendDisruption is kube's checkAndDecrement on the stored PDB: a dry
 // run checks only.
 func (s *Server) spendDisruption(ctx context.Context, pod *corev1.Pod, name string, dryRun bool) error {
-	res := s.registry().lookup("policy/v1", "poddisruptionbudgets")
+	res := s.registry().Lookup("policy/v1", "poddisruptionbudgets")
 	q := &request{res: res, namespace: pod.Namespace, name: name, subresource: "status"}
 	u := &mutation{q: q, opts: &writeOptions{dryRun: dryRun}, ws: &warnings{},
 		desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {

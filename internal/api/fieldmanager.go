@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/client-go/applyconfigurations"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // metadata.managedFields: every create, update, patch and apply goes
@@ -43,13 +45,13 @@ type fieldManagers struct {
 }
 
 type fmKey struct {
-	res *resource
+	res *registry.Resource
 	sub string
 }
 
 // fieldManager returns the FieldManager of res (sub "" for the resource
 // itself, "status" for its status subresource).
-func (s *Server) fieldManager(res *resource, sub string) (*managedfields.FieldManager, error) {
+func (s *Server) fieldManager(res *registry.Resource, sub string) (*managedfields.FieldManager, error) {
 	f := &s.writes.fm
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -67,28 +69,28 @@ func (s *Server) fieldManager(res *resource, sub string) (*managedfields.FieldMa
 		// write: give it back to the OS now rather than keep it mapped.
 		debug.FreeOSMemory()
 	}
-	conv := &rowConvertor{gvk: res.gvk(), newObj: res.New, normalize: res.Normalize}
-	gv := res.gvk().GroupVersion()
+	conv := &rowConvertor{gvk: res.GVK(), newObj: res.New, normalize: res.Normalize}
+	gv := res.GVK().GroupVersion()
 	reset := resetFields(res, sub)
 	var m *managedfields.FieldManager
 	var err error
-	if tc := f.typed; res.goType() != nil && knowsType(tc, res) {
-		m, err = managedfields.NewDefaultFieldManager(tc, conv, conv, conv, res.gvk(), gv, sub, reset)
+	if tc := f.typed; res.GoType() != nil && knowsType(tc, res) {
+		m, err = managedfields.NewDefaultFieldManager(tc, conv, conv, conv, res.GVK(), gv, sub, reset)
 	} else {
 		m, err = managedfields.NewDefaultCRDFieldManager(managedfields.NewDeducedTypeConverter(), conv, conv, conv,
-			res.gvk(), gv, sub, reset)
+			res.GVK(), gv, sub, reset)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("api: field manager of %s: %w", res.storeKey(), err)
+		return nil, fmt.Errorf("api: field manager of %s: %w", res.StoreKey(), err)
 	}
 	f.byRow[k] = m
 	return m, nil
 }
 
 // knowsType reports whether the typed schema describes res's kind.
-func knowsType(tc managedfields.TypeConverter, res *resource) bool {
+func knowsType(tc managedfields.TypeConverter, res *registry.Resource) bool {
 	obj := res.New()
-	obj.GetObjectKind().SetGroupVersionKind(res.gvk())
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
 	_, err := tc.ObjectToTyped(obj)
 	return err == nil
 }
@@ -122,7 +124,7 @@ func (s *Server) scaleFieldManager() (*managedfields.FieldManager, error) {
 // the server resets them: status on the main resource of kinds with a
 // status subresource, spec on the status subresource (kube's strategies'
 // GetResetFields).
-func resetFields(res *resource, sub string) map[fieldpath.APIVersion]fieldpath.Filter {
+func resetFields(res *registry.Resource, sub string) map[fieldpath.APIVersion]fieldpath.Filter {
 	var set *fieldpath.Set
 	switch {
 	case statusLike(sub):
@@ -133,14 +135,14 @@ func resetFields(res *resource, sub string) map[fieldpath.APIVersion]fieldpath.F
 		return nil
 	}
 	return map[fieldpath.APIVersion]fieldpath.Filter{
-		fieldpath.APIVersion(res.groupVersion()): fieldpath.NewExcludeSetFilter(set),
+		fieldpath.APIVersion(res.GroupVersion()): fieldpath.NewExcludeSetFilter(set),
 	}
 }
 
 // trackUpdate records a create, update or non-apply patch by manager in
 // obj's managedFields (live is the stored object, or an empty one for a
 // create). Like kube, a failure keeps the live object's entries.
-func (s *Server) trackUpdate(res *resource, sub string, live, obj runtime.Object, manager string) (runtime.Object, error) {
+func (s *Server) trackUpdate(res *registry.Resource, sub string, live, obj runtime.Object, manager string) (runtime.Object, error) {
 	fm, err := s.fieldManager(res, sub)
 	if err != nil {
 		return nil, err
@@ -149,9 +151,9 @@ func (s *Server) trackUpdate(res *resource, sub string, live, obj runtime.Object
 }
 
 // emptyObject is what a create's managedFields are computed against.
-func emptyObject(res *resource) runtime.Object {
+func emptyObject(res *registry.Resource) runtime.Object {
 	obj := res.New()
-	obj.GetObjectKind().SetGroupVersionKind(res.gvk())
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
 	return obj
 }
 

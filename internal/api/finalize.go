@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) deleteObject(ctx context.Context, q *request, opts *metav1.Dele
 		}
 		o := *opts // each attempt starts from the request's options
 		var res *deleteResult
-		if q.res.storeKey() == "namespaces" {
+		if q.res.StoreKey() == "namespaces" {
 			res, err = s.deleteNamespaceOnce(ctx, q, &o, cur)
 		} else {
 			res, err = s.deleteOnce(ctx, q, &o, cur)
@@ -156,7 +157,7 @@ func (s *Server) deleteOnce(ctx context.Context, q *request, opts *metav1.Delete
 	if len(opts.DryRun) > 0 {
 		return s.deletedAnswer(q, last, true, cur.UID), nil
 	}
-	if q.res.storeKey() == crdStoreKey {
+	if q.res.StoreKey() == crdStoreKey {
 		if err := s.deleteCustomObjects(ctx, cur); err != nil {
 			return nil, err
 		}
@@ -198,7 +199,7 @@ func (s *Server) writeDeletionMark(ctx context.Context, q *request, obj runtime.
 // deletedAnswer is the answer of a completed (or pending graceful)
 // deletion: the object for the kinds that return it, else Success.
 func (s *Server) deletedAnswer(q *request, raw []byte, deleted bool, uid string) *deleteResult {
-	if returnsDeletedObject[q.res.storeKey()] {
+	if returnsDeletedObject[q.res.StoreKey()] {
 		return &deleteResult{raw: raw, deleted: deleted, uid: uid}
 	}
 	return &deleteResult{deleted: deleted, uid: uid}
@@ -224,7 +225,7 @@ func checkDeletePreconditions(q *request, opts *metav1.DeleteOptions, cur *kv.Ob
 // beforeDelete is kube's rest.BeforeDelete: for kinds deleted gracefully
 // it sets the deletion timestamp and grace period on obj (graceful), or
 // reports that a graceful deletion is already pending.
-func beforeDelete(res *resource, obj runtime.Object, m metav1.Object, opts *metav1.DeleteOptions, now time.Time) (graceful, pending bool) {
+func beforeDelete(res *registry.Resource, obj runtime.Object, m metav1.Object, opts *metav1.DeleteOptions, now time.Time) (graceful, pending bool) {
 	one := int64(1)
 	if g := opts.GracePeriodSeconds; g != nil && *g < 0 {
 		opts.GracePeriodSeconds = &one
@@ -232,7 +233,7 @@ func beforeDelete(res *resource, obj runtime.Object, m metav1.Object, opts *meta
 	if g := m.GetDeletionGracePeriodSeconds(); g != nil && *g < 0 {
 		m.SetDeletionGracePeriodSeconds(&one)
 	}
-	check := gracefulDelete[res.storeKey()]
+	check := gracefulDelete[res.StoreKey()]
 	if check == nil {
 		return false, false
 	}
@@ -356,7 +357,7 @@ func sameSet(a, b []string) bool {
 // shouldDeleteDuringUpdate: an update that leaves no finalizers on an
 // object marked for deletion with no grace period left deletes it (kube's
 // ShouldDeleteDuringUpdate; a Namespace also needs empty spec.finalizers).
-func shouldDeleteDuringUpdate(res *resource, obj, old runtime.Object) bool {
+func shouldDeleteDuringUpdate(res *registry.Resource, obj, old runtime.Object) bool {
 	m, err := apimeta.Accessor(obj)
 	if err != nil || len(m.GetFinalizers()) > 0 {
 		return false

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -37,7 +38,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, q *request) error {
 	}
 	buf := getBuf()
 	defer putBuf(buf)
-	body := q.res.served(obj.Raw)
+	body := served(q.res, obj.Raw)
 	switch out.shape {
 	case shapeTable:
 		b := tw.appendHeader((*buf)[:0], rev, "", 0, true)
@@ -64,10 +65,10 @@ func parseRV(rv string) (string, error) {
 
 // listItem appends obj in list-item form: built-in kinds' items carry no
 // kind/apiVersion.
-func listItem(dst []byte, obj *kv.Object, res *resource) []byte {
+func listItem(dst []byte, obj *kv.Object, res *registry.Resource) []byte {
 	if obj.BodyStart > 0 {
 		dst = append(dst, '{')
 		return append(dst, obj.Raw[obj.BodyStart:]...)
 	}
-	return append(dst, res.served(obj.Raw)...)
+	return append(dst, served(res, obj.Raw)...)
 }

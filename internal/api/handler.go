@@ -9,6 +9,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 var schemaNone = schema.GroupResource{}
@@ -74,7 +76,7 @@ func writeRaw(w http.ResponseWriter, code int, raw []byte) {
 var newline = []byte{'\n'}
 
 // writeStatusSuccess answers a completed delete.
-func writeStatusSuccess(w http.ResponseWriter, res *resource, name, uid string) {
+func writeStatusSuccess(w http.ResponseWriter, res *registry.Resource, name, uid string) {
 	st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess,
 		Details: &metav1.StatusDetails{Name: name, Group: res.Group, Kind: res.Resource, UID: typesUID(uid)}}
 	b, _ := json.Marshal(&st)

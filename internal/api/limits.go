@@ -13,6 +13,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // Limits bound what requests may take from a member, as kube-apiserver's
@@ -287,7 +289,7 @@ func responseStarted(w http.ResponseWriter) bool {
 // client retries, naming the object and both sizes. Creates, updates,
 // patches and subresource writes (dry runs too) are checked; a deletion
 // mark is not: it adds a few bytes, and an object must stay deletable.
-func (s *Server) checkObjectSize(res *resource, name string, raw []byte) error {
+func (s *Server) checkObjectSize(res *registry.Resource, name string, raw []byte) error {
 	if limit := s.cfg.Limits.MaxObjectBytes; len(raw) > limit {
 		return apierrors.NewRequestEntityTooLargeError(fmt.Sprintf(
 			"%s %q would be stored as %d bytes, limit is %d", res.Kind, name, len(raw), limit))

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -144,7 +145,7 @@ func listFrame(q *request, out output, tw *tableWriter, rev uint64, cont string,
 		head = tw.appendHeader(head, rev, cont, remaining, true)
 	case out.shape == shapePartialList:
 		head = appendPartialListHeader(head, out.metaAPIVersion(), rev, cont, remaining)
-	case !q.res.protobuf():
+	case !hasProtobuf(q.res):
 		head, tail = appendCustomListParts(head, q.res, rev, cont, remaining)
 	default:
 		head = appendListHeader(head, q.res, rev, cont, remaining)
@@ -155,11 +156,11 @@ func listFrame(q *request, out output, tw *tableWriter, rev uint64, cont string,
 // listTrailer closes a List, Table or PartialObjectMetadataList.
 var listTrailer = []byte("]}\n")
 
-func appendListHeader(b []byte, res *resource, rev uint64, cont string, remaining int64) []byte {
+func appendListHeader(b []byte, res *registry.Resource, rev uint64, cont string, remaining int64) []byte {
 	b = append(b, `{"kind":"`...)
 	b = append(b, res.Kind...)
 	b = append(b, `List","apiVersion":"`...)
-	b = append(b, res.groupVersion()...)
+	b = append(b, res.GroupVersion()...)
 	b = appendListMeta(append(b, `","metadata":`...), rev, cont, remaining)
 	return append(b, `,"items":[`...)
 }
@@ -167,9 +168,9 @@ func appendListHeader(b []byte, res *resource, rev uint64, cont string, remainin
 // appendCustomListParts returns the head and the trailer of a custom
 // resource's List, whose keys kube sorts: apiVersion, items, kind, metadata
 // (with "continue" always present).
-func appendCustomListParts(b []byte, res *resource, rev uint64, cont string, remaining int64) (head, tail []byte) {
+func appendCustomListParts(b []byte, res *registry.Resource, rev uint64, cont string, remaining int64) (head, tail []byte) {
 	b = append(b, `{"apiVersion":"`...)
-	b = append(b, res.groupVersion()...)
+	b = append(b, res.GroupVersion()...)
 	head = append(b, `","items":[`...)
 	t := append(make([]byte, 0, 128), `],"kind":"`...)
 	t = append(t, res.Kind...)
@@ -192,10 +193,10 @@ func appendCustomListParts(b []byte, res *resource, rev uint64, cont string, rem
 // does).
 func (s *Server) listFor(r *http.Request, q *request, p *listParams, min uint64) (*kv.List, error) {
 	if (p.cont == nil || p.cont.RV == inconsistentRV) && !p.exact {
-		l, err := s.store.List(r.Context(), q.res.storeKey(), q.namespace, p.rv == "")
+		l, err := s.store.List(r.Context(), q.res.StoreKey(), q.namespace, p.rv == "")
 		return l, availabilityErr(err)
 	}
-	l, err := s.store.ListAt(r.Context(), q.res.storeKey(), q.namespace, min)
+	l, err := s.store.ListAt(r.Context(), q.res.StoreKey(), q.namespace, min)
 	switch {
 	case errors.Is(err, kv.ErrExpired) && p.cont != nil:
 		return nil, expiredContinue(p.cont)
@@ -213,7 +214,7 @@ type listParams struct {
 	sel   *selector
 }
 
-func parseListParams(r *http.Request, res *resource) (*listParams, error) {
+func parseListParams(r *http.Request, res *registry.Resource) (*listParams, error) {
 	qv := r.URL.Query()
 	p := &listParams{}
 	var err error

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // metrics are the API's collectors, under kube-apiserver's names and label
@@ -86,7 +88,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 // routeKey identifies a route's labels. sub and scope are constants (the
 // subresources served, the non-resource path classes, kube's scopes).
 type routeKey struct {
-	res   *resource // nil: a non-resource path, or a resource request that did not parse
+	res   *registry.Resource // nil: a non-resource path, or a resource request that did not parse
 	verb  string
 	sub   string
 	scope string
@@ -356,7 +358,7 @@ func (m *metrics) forwardedWrite(w http.ResponseWriter) {
 
 // watchEventsOf returns the counter of the events sent to watchers of res
 // (nil without metrics).
-func (m *metrics) watchEventsOf(res *resource) prometheus.Counter {
+func (m *metrics) watchEventsOf(res *registry.Resource) prometheus.Counter {
 	if m == nil {
 		return nil
 	}
@@ -439,9 +441,9 @@ func (c *objectsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.storag
 func (c *objectsCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx := context.Background() // a local read: it does not wait
 	reg := c.s.refreshCRDs(ctx)
-	seen := make(map[string]bool, len(reg.all))
-	for _, r := range reg.all {
-		key := r.storeKey()
+	seen := make(map[string]bool, len(reg.All()))
+	for _, r := range reg.All() {
+		key := r.StoreKey()
 		if r.Review || seen[key] { // reviews are never stored; one row per stored resource
 			continue
 		}

@@ -32,7 +32,7 @@ func errImmortalNamespace(name string) error {
 // namespaceTerminating is NamespaceLifecycle's 403 for a create into a
 // namespace being deleted.
 func namespaceTerminating(q *request, name string) error {
-	err := apierrors.NewForbidden(q.res.groupResource(), name,
+	err := apierrors.NewForbidden(q.res.GroupResource(), name,
 		fmt.Errorf("unable to create new content in namespace %s because it is being terminated", q.namespace))
 	err.ErrStatus.Details.Causes = append(err.ErrStatus.Details.Causes, metav1.StatusCause{
 		Type:    corev1.NamespaceTerminatingCause,
@@ -44,7 +44,7 @@ func namespaceTerminating(q *request, name string) error {
 
 // deleteNamespaceOnce is one attempt of kube's namespace DELETE on cur.
 func (s *Server) deleteNamespaceOnce(ctx context.Context, q *request, opts *metav1.DeleteOptions, cur *kv.Object) (*deleteResult, error) {
-	gr := q.res.groupResource()
+	gr := q.res.GroupResource()
 	if p := opts.Preconditions; p != nil {
 		if p.UID != nil && string(*p.UID) != cur.UID {
 			return nil, apierrors.NewConflict(gr, q.name,

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/munnerz/goautoneg"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // format is the encoding of an answer.
@@ -50,7 +52,7 @@ func (o output) metaAPIVersion() string { return "meta.k8s.io/" + o.metaVersion 
 // "…, */*"); they decode JSON as well, and JSON is served from the stored
 // bytes while protobuf needs the object decoded (see protobuf.go). kube
 // answers protobuf there.
-func negotiate(r *http.Request, res *resource) (output, error) {
+func negotiate(r *http.Request, res *registry.Resource) (output, error) {
 	accept := r.Header.Get("Accept")
 	var out output
 	if strings.TrimSpace(accept) != "" {
@@ -81,7 +83,7 @@ func negotiate(r *http.Request, res *resource) (output, error) {
 }
 
 // acceptable returns what clause c asks for, if it can be served for res.
-func acceptable(c *goautoneg.Accept, res *resource) (output, bool) {
+func acceptable(c *goautoneg.Accept, res *registry.Resource) (output, bool) {
 	var out output
 	switch {
 	case c.Type == "*" && c.SubType == "*", c.Type == "application" && (c.SubType == "*" || c.SubType == "json"):
@@ -118,7 +120,7 @@ func acceptable(c *goautoneg.Accept, res *resource) (output, bool) {
 	if s := c.Params["stream"]; s != "" && (s != "watch" || out.format == formatYAML) {
 		return output{}, false
 	}
-	if out.format == formatProtobuf && out.shape == shapeObject && !res.protobuf() {
+	if out.format == formatProtobuf && out.shape == shapeObject && !hasProtobuf(res) {
 		return output{}, false // custom resources have no protobuf form
 	}
 	out.pretty = c.Params["pretty"] == "1"

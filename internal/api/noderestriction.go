@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	kubeletapis "k8s.io/kubelet/pkg/apis"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/auth"
 )
 
@@ -31,7 +32,7 @@ import (
 
 // nodeForbidden is the 403 of a refused node write.
 func nodeForbidden(q *request, name string, format string, args ...any) error {
-	return apierrors.NewForbidden(q.res.groupResource(), name, fmt.Errorf(format, args...))
+	return apierrors.NewForbidden(q.res.GroupResource(), name, fmt.Errorf(format, args...))
 }
 
 // nodeRestriction checks a node's create or update.
@@ -240,7 +241,7 @@ func nodeCSR(node, name string, a *writeAttrs) error {
 	if csr.Spec.SignerName != auth.SignerKubeletServing && csr.Spec.SignerName != auth.SignerKubeAPIServerClientKubelet {
 		return nil
 	}
-	req, err := parseCSR(csr.Spec.Request)
+	req, err := registry.ParseCSR(csr.Spec.Request)
 	if err != nil {
 		return nodeForbidden(a.q, name, "unable to parse csr: %v", err)
 	}

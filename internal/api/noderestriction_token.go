@@ -31,7 +31,7 @@ func (s *Server) nodeTokenRestriction(ctx context.Context, q *request, tr *authe
 	}
 	cur, _, err := s.store.Get(ctx, kv.Key{Resource: "pods", Namespace: q.namespace, Name: ref.Name}, false)
 	if err != nil {
-		return storeErr(err, s.registry().lookup("v1", "pods"), ref.Name)
+		return storeErr(err, s.registry().Lookup("v1", "pods"), ref.Name)
 	}
 	pod := &corev1.Pod{}
 	if err := json.Unmarshal(cur.Raw, pod); err != nil {

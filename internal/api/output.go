@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // Media types of answers.
@@ -22,7 +24,7 @@ const (
 // zero-parse path), indented, or converted to YAML or protobuf (both parse
 // the body; kubectl and client-go never ask for them, see negotiate). list
 // tells a List body from an object's.
-func (s *Server) writeBody(w http.ResponseWriter, out output, res *resource, body []byte, list bool) error {
+func (s *Server) writeBody(w http.ResponseWriter, out output, res *registry.Resource, body []byte, list bool) error {
 	switch out.format {
 	case formatYAML:
 		// kube encodes YAML by converting its JSON (sigs.k8s.io/yaml): keys
@@ -74,7 +76,7 @@ func writeMedia(w http.ResponseWriter, mt string, body, tail []byte) {
 // notAcceptable is kube's 406 for a transformation that does not fit the
 // answer (PartialObjectMetadata of a list, PartialObjectMetadataList of an
 // object). kube names the Go type of its internal object.
-func notAcceptable(format string, res *resource, list bool) error {
+func notAcceptable(format string, res *registry.Resource, list bool) error {
 	typ := internalTypeName(res)
 	if list {
 		typ += "List"
@@ -85,8 +87,8 @@ func notAcceptable(format string, res *resource, list bool) error {
 // internalTypeName is the name of res's type inside kube-apiserver:
 // "*core.ConfigMap", "*apps.Deployment"; custom resources are
 // unstructured.
-func internalTypeName(res *resource) string {
-	if !res.protobuf() {
+func internalTypeName(res *registry.Resource) string {
+	if !hasProtobuf(res) {
 		return "*unstructured.Unstructured"
 	}
 	pkg, _, _ := strings.Cut(res.Group, ".")

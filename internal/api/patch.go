@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -92,7 +93,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request, q *request) error
 
 // patchTypeOf maps a PATCH Content-Type to its patch type. Custom
 // resources take no strategic merge patch.
-func patchTypeOf(contentType string, res *resource) (types.PatchType, error) {
+func patchTypeOf(contentType string, res *registry.Resource) (types.PatchType, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	switch pt := types.PatchType(mt); pt {
 	case types.JSONPatchType, types.MergePatchType, types.ApplyYAMLPatchType:
@@ -121,7 +122,7 @@ type jsonPatchOp struct {
 // result into a new object of row, applying the field-validation
 // directive as kube does: unknown or duplicate fields are warnings (Warn)
 // or a 422 on the field "patch" (Strict).
-func (s *Server) patchedObject(row *resource, pt types.PatchType, cur []byte, old runtime.Object, patch []byte, fv fieldValidation, ws *warnings) (runtime.Object, error) {
+func (s *Server) patchedObject(row *registry.Resource, pt types.PatchType, cur []byte, old runtime.Object, patch []byte, fv fieldValidation, ws *warnings) (runtime.Object, error) {
 	checkUnknown := fv == validateStrict || fv == validateWarn
 	var strictErrs []error
 	var patched []byte
@@ -168,8 +169,8 @@ func (s *Server) patchedObject(row *resource, pt types.PatchType, cur []byte, ol
 }
 
 // decodePatched decodes the JSON of a patched object.
-func (s *Server) decodePatched(row *resource, patched []byte, strictErrs []error, fv fieldValidation, ws *warnings) (runtime.Object, error) {
-	want := row.gvk()
+func (s *Server) decodePatched(row *registry.Resource, patched []byte, strictErrs []error, fv fieldValidation, ws *warnings) (runtime.Object, error) {
+	want := row.GVK()
 	obj, _, err := s.codecsFor(row).json.Decode(patched, &want, row.New())
 	if err != nil && !runtime.IsStrictDecodingError(err) {
 		return nil, patchInvalid(string(patched), err)
@@ -178,7 +179,7 @@ func (s *Server) decodePatched(row *resource, patched []byte, strictErrs []error
 		strict, _ := runtime.AsStrictDecodingError(err)
 		strictErrs = append(strictErrs, strict.Errors()...)
 	}
-	strictErrs = append(strictErrs, row.unknownFieldErrors(obj)...)
+	strictErrs = append(strictErrs, row.UnknownFieldErrors(obj)...)
 	if err := strictOutcome(strictErrs, fv, ws); err != nil {
 		return nil, patchInvalid(string(patched), err)
 	}
@@ -189,7 +190,7 @@ func (s *Server) decodePatched(row *resource, patched []byte, strictErrs []error
 // strategicPatched applies a strategic merge patch the way kube does: on
 // the unstructured form of the current object, then converted back,
 // reporting unknown fields.
-func (s *Server) strategicPatched(row *resource, old runtime.Object, patch []byte, checkUnknown bool, fv fieldValidation, ws *warnings) (runtime.Object, error) {
+func (s *Server) strategicPatched(row *registry.Resource, old runtime.Object, patch []byte, checkUnknown bool, fv fieldValidation, ws *warnings) (runtime.Object, error) {
 	orig, err := runtime.DefaultUnstructuredConverter.ToUnstructured(old)
 	if err != nil {
 		return nil, err
@@ -215,11 +216,11 @@ func (s *Server) strategicPatched(row *resource, old runtime.Object, patch []byt
 		}
 		strictErrs = append(strictErrs, strict.Errors()...)
 	}
-	strictErrs = append(strictErrs, row.unknownFieldErrors(obj)...)
+	strictErrs = append(strictErrs, row.UnknownFieldErrors(obj)...)
 	if err := strictOutcome(strictErrs, fv, ws); err != nil {
 		return nil, patchInvalid(fmt.Sprintf("%+v", pm), err)
 	}
-	obj.GetObjectKind().SetGroupVersionKind(row.gvk())
+	obj.GetObjectKind().SetGroupVersionKind(row.GVK())
 	return obj, nil
 }
 
@@ -267,7 +268,7 @@ func strategicPatchErr(err error) error {
 }
 
 // codecsFor returns the decoders of row's kind (Scale has its own scheme).
-func (s *Server) codecsFor(row *resource) *codecs {
+func (s *Server) codecsFor(row *registry.Resource) *codecs {
 	if row == scaleRow {
 		return s.scaleCodecs()
 	}

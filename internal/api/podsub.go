@@ -306,3 +306,7 @@ func resizeQOS(pod *corev1.Pod) corev1.PodQOSClass {
 	}
 	return corev1.PodQOSBurstable
 }
+
+// statusLike reports whether subresource sub changes status only (status,
+// and a CSR's approval).
+func statusLike(sub string) bool { return sub == "status" || sub == "approval" }

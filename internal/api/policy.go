@@ -15,8 +15,8 @@ import (
 // leaves those that do alone, changed or not. Leader only.
 func (s *Server) EnsureDefaultPolicy(ctx context.Context) error {
 	reg := s.registry()
-	roles := reg.lookup("rbac.authorization.k8s.io/v1", "clusterroles")
-	bindings := reg.lookup("rbac.authorization.k8s.io/v1", "clusterrolebindings")
+	roles := reg.Lookup("rbac.authorization.k8s.io/v1", "clusterroles")
+	bindings := reg.Lookup("rbac.authorization.k8s.io/v1", "clusterrolebindings")
 	for _, cr := range auth.DefaultClusterRoles() {
 		if err := s.ensure(ctx, &request{res: roles, name: cr.Name}, cr); err != nil {
 			return err
@@ -36,7 +36,7 @@ func (s *Server) ensure(ctx context.Context, q *request, obj runtime.Object) err
 	if _, _, err := s.store.Get(ctx, q.key(), false); err == nil {
 		return nil
 	}
-	obj.GetObjectKind().SetGroupVersionKind(q.res.gvk())
+	obj.GetObjectKind().SetGroupVersionKind(q.res.GVK())
 	if _, err := s.admitCreate(q, obj); err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // Protobuf answers (application/vnd.kubernetes.protobuf) for clients that
@@ -31,8 +33,8 @@ type protoMessage interface {
 	Marshal() ([]byte, error)
 }
 
-// protobuf reports whether res has a protobuf encoding.
-func (r *resource) protobuf() bool {
+// hasProtobuf reports whether res has a protobuf encoding.
+func hasProtobuf(r *registry.Resource) bool {
 	if r.New == nil {
 		return false
 	}
@@ -42,7 +44,7 @@ func (r *resource) protobuf() bool {
 
 // protobufBody appends the protobuf encoding of a JSON answer: an object
 // (list=false) or a List of res, shaped as out says.
-func (s *Server) protobufBody(dst, body []byte, res *resource, out output, list bool) ([]byte, error) {
+func (s *Server) protobufBody(dst, body []byte, res *registry.Resource, out output, list bool) ([]byte, error) {
 	obj := protoTarget(res, out, list)
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, obj); err != nil {
 		return nil, fmt.Errorf("api: decode %s for a protobuf answer: %w", res.Kind, err)
@@ -52,7 +54,7 @@ func (s *Server) protobufBody(dst, body []byte, res *resource, out output, list 
 
 // protoTarget returns the empty typed object a JSON answer decodes into,
 // with its kind set.
-func protoTarget(res *resource, out output, list bool) runtime.Object {
+func protoTarget(res *registry.Resource, out output, list bool) runtime.Object {
 	var obj runtime.Object
 	var gvk schema.GroupVersionKind
 	meta := func(kind string) schema.GroupVersionKind {
@@ -66,10 +68,10 @@ func protoTarget(res *resource, out output, list bool) runtime.Object {
 	case out.shape == shapePartialList:
 		obj, gvk = &metav1.PartialObjectMetadataList{}, meta("PartialObjectMetadataList")
 	case list:
-		obj, gvk = res.NewList(), res.gvk()
+		obj, gvk = res.NewList(), res.GVK()
 		gvk.Kind += "List"
 	default:
-		obj, gvk = res.New(), res.gvk()
+		obj, gvk = res.New(), res.GVK()
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj
@@ -107,7 +109,7 @@ func (s *Server) appendProtoWatchEvent(dst []byte, typ string, obj runtime.Objec
 
 // protoWatchObject decodes the JSON object of one watch event (a stored
 // object, a PartialObjectMetadata or a bookmark) into its typed form.
-func protoWatchObject(objJSON []byte, res *resource, out output) (runtime.Object, error) {
+func protoWatchObject(objJSON []byte, res *registry.Resource, out output) (runtime.Object, error) {
 	obj := protoTarget(res, out, false)
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(objJSON, obj); err != nil {
 		return nil, fmt.Errorf("api: decode %s for a protobuf watch: %w", res.Kind, err)

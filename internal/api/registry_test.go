@@ -7,13 +7,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"testing"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 
 	"github.com/litek8s/litek8s/internal/api/discovery"
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // goldenDir holds real kube-apiserver 1.37 responses (see its README).
@@ -41,10 +41,10 @@ var unservedSubresources = map[string][]string{
 // subresources, as JSON.
 func TestBuiltinDiscoveryGolden(t *testing.T) {
 	var rows []discovery.Resource
-	for _, r := range builtin() {
+	for _, r := range registry.Builtin() {
 		rows = append(rows, discovery.Resource{Group: r.Group, Version: r.Version, Resource: r.Resource,
 			Singular: r.Singular, Kind: r.Kind, Namespaced: r.Namespaced, ShortNames: r.ShortNames,
-			Categories: r.Categories, Verbs: r.verbs(), Subresources: r.subresources()})
+			Categories: r.Categories, Verbs: r.ServedVerbs(), Subresources: subresources(r)})
 	}
 	h, err := discovery.New(discovery.DefaultConfig(), rows)
 	if err != nil {
@@ -126,31 +126,4 @@ func findResource(l apidiscoveryv2.APIGroupDiscoveryList, group, version, resour
 		}
 	}
 	return apidiscoveryv2.APIResourceDiscovery{}, false
-}
-
-// TestBuiltinStoreKeys: every row has its own store key and a Go type
-// registered in the scheme (request bodies decode).
-func TestBuiltinStoreKeys(t *testing.T) {
-	reg := newRegistry(builtin())
-	s, err := reg.scheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[string]bool{}
-	for _, r := range reg.all {
-		if keys[r.storeKey()] {
-			t.Errorf("store key %s used twice", r.storeKey())
-		}
-		keys[r.storeKey()] = true
-		if !s.Recognizes(r.gvk()) {
-			t.Errorf("%s: kind not in the scheme", r.gvk())
-		}
-		if r.Status && reflectField(r.New(), "Status") == false {
-			t.Errorf("%s: status subresource without a status", r.gvk())
-		}
-	}
-}
-
-func reflectField(obj any, name string) bool {
-	return reflect.ValueOf(obj).Elem().FieldByName(name).IsValid()
 }

@@ -5,12 +5,13 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
 // request is a parsed resource request.
 type request struct {
-	res                          *resource
+	res                          *registry.Resource
 	namespace, name, subresource string
 	collection                   bool // no name: list, watch, create
 	// proxyPath is the path after …/{name}/proxy (connect.go).
@@ -18,7 +19,7 @@ type request struct {
 }
 
 func (q *request) key() kv.Key {
-	return kv.Key{Resource: q.res.storeKey(), Namespace: q.namespace, Name: q.name}
+	return kv.Key{Resource: q.res.StoreKey(), Namespace: q.namespace, Name: q.name}
 }
 
 // parseRequest resolves /api/v1/… and /apis/{group}/{version}/… paths.
@@ -44,9 +45,9 @@ func (s *Server) parseRequest(r *http.Request) (*request, error) {
 	if len(segs) == 0 || len(segs) > 3 || segs[0] == "" {
 		return nil, errNotFoundResource
 	}
-	q.res = s.registry().lookup(gv, segs[0])
+	q.res = s.registry().Lookup(gv, segs[0])
 	if q.res == nil || q.res.Custom { // unknown, or a custom resource: are CRDs current?
-		q.res = s.refreshCRDs(r.Context()).lookup(gv, segs[0])
+		q.res = s.refreshCRDs(r.Context()).Lookup(gv, segs[0])
 	}
 	if q.res == nil {
 		return nil, errNotFoundResource
@@ -112,7 +113,7 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) error {
 		return s.patch(w, r, q)
 	case r.Method == http.MethodDelete && !q.collection:
 		return s.delete(w, r, q)
-	case r.Method == http.MethodDelete && q.res.serves("deletecollection"):
+	case r.Method == http.MethodDelete && serves(q.res, "deletecollection"):
 		return s.deleteCollection(w, r, q)
 	}
 	return errMethodNotAllowed
@@ -168,7 +169,7 @@ func (s *Server) serveSubresource(w http.ResponseWriter, r *http.Request, q *req
 		case http.MethodPatch:
 			return s.patch(w, r, q)
 		}
-	case q.subresource == "finalize" && res.storeKey() == "namespaces":
+	case q.subresource == "finalize" && res.StoreKey() == "namespaces":
 		if r.Method == http.MethodPut {
 			return s.finalize(w, r, q)
 		}
@@ -194,8 +195,8 @@ func (s *Server) serveSubresource(w http.ResponseWriter, r *http.Request, q *req
 }
 
 // serves reports whether verb is served on r.
-func (r *resource) serves(verb string) bool {
-	for _, v := range r.verbs() {
+func serves(r *registry.Resource, verb string) bool {
+	for _, v := range r.ServedVerbs() {
 		if v == verb {
 			return true
 		}

@@ -23,16 +23,16 @@ type ServedResource struct {
 // reviews, which are never stored, are left out.
 func (s *Server) Resources(ctx context.Context) []ServedResource {
 	reg := s.refreshCRDs(ctx)
-	out := make([]ServedResource, 0, len(reg.all))
-	seen := make(map[string]bool, len(reg.all))
-	for _, r := range reg.all {
-		v := r.verbs()
-		if r.Review || seen[r.storeKey()] ||
+	out := make([]ServedResource, 0, len(reg.All()))
+	seen := make(map[string]bool, len(reg.All()))
+	for _, r := range reg.All() {
+		v := r.ServedVerbs()
+		if r.Review || seen[r.StoreKey()] ||
 			!slices.Contains(v, "list") || !slices.Contains(v, "watch") || !slices.Contains(v, "delete") {
 			continue
 		}
-		seen[r.storeKey()] = true
-		out = append(out, ServedResource{StoreKey: r.storeKey(), Group: r.Group, Version: r.Version,
+		seen[r.StoreKey()] = true
+		out = append(out, ServedResource{StoreKey: r.StoreKey(), Group: r.Group, Version: r.Version,
 			Resource: r.Resource, Kind: r.Kind, Namespaced: r.Namespaced})
 	}
 	return out

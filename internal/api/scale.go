@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -30,7 +31,7 @@ import (
 // apimachinery's ScaleHandler, as in kube.
 
 // scaleRow describes autoscaling/v1 Scale for decoding and patching.
-var scaleRow = &resource{Group: "autoscaling", Version: "v1", Resource: "scale", Kind: "Scale",
+var scaleRow = &registry.Resource{Group: "autoscaling", Version: "v1", Resource: "scale", Kind: "Scale",
 	New: func() runtime.Object { return &autoscalingv1.Scale{} }}
 
 // scaleCodecs decodes Scale bodies.
@@ -48,7 +49,7 @@ func (s *Server) scaleCodecs() *codecs {
 func gjsonPath(p string) string { return strings.TrimPrefix(p, ".") }
 
 // scaleOf builds the Scale of a stored object of res.
-func scaleOf(res *resource, raw []byte) (*autoscalingv1.Scale, error) {
+func scaleOf(res *registry.Resource, raw []byte) (*autoscalingv1.Scale, error) {
 	meta := gjson.GetBytes(raw, "metadata")
 	sc := &autoscalingv1.Scale{TypeMeta: metav1.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
 		ObjectMeta: metav1.ObjectMeta{Name: meta.Get("name").Str, Namespace: meta.Get("namespace").Str,
@@ -97,7 +98,7 @@ func (s *Server) getScale(w http.ResponseWriter, r *http.Request, q *request) er
 	return writeScale(w, &warnings{}, http.StatusOK, q.res, obj.Raw)
 }
 
-func writeScale(w http.ResponseWriter, ws *warnings, code int, res *resource, raw []byte) error {
+func writeScale(w http.ResponseWriter, ws *warnings, code int, res *registry.Resource, raw []byte) error {
 	sc, err := scaleOf(res, raw)
 	if err != nil {
 		return err
@@ -180,7 +181,7 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, q *request, opts 
 		return err
 	}
 	res := q.res
-	gv := res.groupVersion()
+	gv := res.GroupVersion()
 	mappings := managedfields.ResourcePathMappings{gv: replicasPath(res.Scale.SpecReplicas)}
 	u := &mutation{q: q, opts: opts, ws: ws, desired: func(old runtime.Object, cur *kv.Object) (runtime.Object, error) {
 		om, err := apimeta.Accessor(old)
@@ -236,7 +237,7 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, q *request, opts 
 
 // withReplicas returns a copy of obj with replicas at the scale's spec
 // replicas path.
-func withReplicas(res *resource, obj runtime.Object, replicas int32) (runtime.Object, error) {
+func withReplicas(res *registry.Resource, obj runtime.Object, replicas int32) (runtime.Object, error) {
 	path := strings.Split(gjsonPath(res.Scale.SpecReplicas), ".")
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		out := u.DeepCopy()
@@ -256,6 +257,6 @@ func withReplicas(res *resource, obj runtime.Object, replicas int32) (runtime.Ob
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, out); err != nil {
 		return nil, err
 	}
-	out.GetObjectKind().SetGroupVersionKind(res.gvk())
+	out.GetObjectKind().SetGroupVersionKind(res.GVK())
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -16,15 +17,15 @@ type selector struct {
 	labels labels.Selector // nil: everything
 	fields fields.Selector // nil: everything
 	// computed, for a custom resource with selectable fields, reads their
-	// values from the object when it is matched (see crd_fields.go).
-	computed *fieldSelectors
+	// values from the object when it is matched (see registry/crd_fields.go).
+	computed *registry.FieldSelectors
 }
 
 // parseSelector parses labelSelector and fieldSelector for resource res.
 // A field label res does not support is a 400 worded as kube words it for
 // that kind; labels kube converts ("spec.host") select the field they
 // stand for.
-func parseSelector(q url.Values, res *resource) (*selector, error) {
+func parseSelector(q url.Values, res *registry.Resource) (*selector, error) {
 	sel := &selector{}
 	if ls := q.Get("labelSelector"); ls != "" {
 		p, err := labels.Parse(ls)
@@ -40,8 +41,8 @@ func parseSelector(q url.Values, res *resource) (*selector, error) {
 		if err != nil {
 			return nil, badRequest("%v", err)
 		}
-		fs := res.fieldSelectors()
-		if p, err = p.Transform(fs.convert); err != nil {
+		fs := res.FieldSelectors()
+		if p, err = p.Transform(fs.Convert); err != nil {
 			return nil, badRequest("%v", err)
 		}
 		if !p.Empty() {
@@ -76,7 +77,7 @@ func (s *selector) matches(obj *kv.Object) bool {
 		return true
 	}
 	if s.computed != nil {
-		return s.fields.Matches(s.computed.customFields(obj))
+		return s.fields.Matches(s.computed.CustomFields(obj))
 	}
 	return s.fields.Matches(objectFields{obj})
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -84,7 +85,7 @@ func FuzzLabelSelector(f *testing.F) {
 
 // fuzzFieldResources are resources with each kind of field selector
 // support: the default (metadata only), conversions, aliases, events.
-var fuzzFieldResources = []*resource{
+var fuzzFieldResources = []*registry.Resource{
 	testResource("", "configmaps"), testResource("", "pods"), testResource("", "nodes"),
 	testResource("", "events"), testResource("events.k8s.io", "events"), testResource("batch", "jobs"),
 	testResource("", "secrets"), testResource("", "services"), testResource("", "namespaces"),
@@ -122,11 +123,11 @@ func FuzzFieldSelector(f *testing.F) {
 		res := fuzzFieldResources[int(which)%len(fuzzFieldResources)]
 		s, err := parseSelector(url.Values{"fieldSelector": {sel}}, res)
 		if err != nil {
-			selectorError(t, res.storeKey()+" fieldSelector "+sel, err)
+			selectorError(t, res.StoreKey()+" fieldSelector "+sel, err)
 			return
 		}
-		obj := &kv.Object{Key: kv.Key{Resource: res.storeKey(), Namespace: "ns", Name: "n"}, Raw: raw}
-		obj.Fields, obj.Cells = Derive(res.storeKey(), raw)
+		obj := &kv.Object{Key: kv.Key{Resource: res.StoreKey(), Namespace: "ns", Name: "n"}, Raw: raw}
+		obj.Fields, obj.Cells = Derive(res.StoreKey(), raw)
 		got := s.matches(obj)
 		if s.fields == nil {
 			if !got {
@@ -137,17 +138,17 @@ func FuzzFieldSelector(f *testing.F) {
 		str := s.fields.String()
 		again, err := fields.ParseSelector(str)
 		if err != nil {
-			t.Fatalf("%s: %q is %q, which does not parse: %v", res.storeKey(), sel, str, err)
+			t.Fatalf("%s: %q is %q, which does not parse: %v", res.StoreKey(), sel, str, err)
 		}
 		if again.String() != str {
-			t.Fatalf("%s: %q is %q, then %q", res.storeKey(), sel, str, again.String())
+			t.Fatalf("%s: %q is %q, then %q", res.StoreKey(), sel, str, again.String())
 		}
 		set := fields.Set{"metadata.name": "n", "metadata.namespace": "ns"}
 		for k, v := range obj.Fields {
 			set[k] = v
 		}
 		if again.Matches(set) != got {
-			t.Fatalf("%s: %q (%q) matches %v: %v, as a field set %v", res.storeKey(), sel, str, set, got, !got)
+			t.Fatalf("%s: %q (%q) matches %v: %v, as a field set %v", res.StoreKey(), sel, str, set, got, !got)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -55,13 +56,13 @@ func TestDeriveFields(t *testing.T) {
 	}
 }
 
-func testResource(group, plural string) *resource {
-	return &resource{Group: group, Version: "v1", Resource: plural}
+func testResource(group, plural string) *registry.Resource {
+	return &registry.Resource{Group: group, Version: "v1", Resource: plural}
 }
 
 func TestParseFieldSelector(t *testing.T) {
 	for _, c := range []struct {
-		res      *resource
+		res      *registry.Resource
 		selector string
 		err      string
 	}{
@@ -82,7 +83,7 @@ func TestParseFieldSelector(t *testing.T) {
 			got = err.Error()
 		}
 		if got != c.err {
-			t.Errorf("%s %s: error %q, want %q", c.res.storeKey(), c.selector, got, c.err)
+			t.Errorf("%s %s: error %q, want %q", c.res.StoreKey(), c.selector, got, c.err)
 		}
 	}
 }
@@ -146,16 +147,16 @@ func BenchmarkDeriveFields(b *testing.B) {
 	for _, c := range []struct{ resource, file string }{
 		{"pods", "pod-post.json"}, {"events", "event-post.json"}, {"nodes", "node-post.json"},
 	} {
-		raw, err := os.ReadFile(filepath.Join("..", "member", "testdata", "golden", "kube-1.37", "objects", c.file))
+		raw, err := os.ReadFile(filepath.Join(goldenDir, "objects", c.file))
 		if err != nil {
 			b.Fatal(err)
 		}
-		fs := fieldsFor(c.resource)
+		fs := registry.FieldsFor(c.resource)
 		b.Run(c.resource, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(raw)))
 			for b.Loop() {
-				fs.derive(raw)
+				fs.Derive(raw)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/auth"
 )
 
@@ -103,11 +104,11 @@ type Server struct {
 	// reg is the current registry and schemas the discovery and OpenAPI
 	// documents built from it; both are replaced together when the served
 	// resources change (setRegistry).
-	reg     atomic.Pointer[registry]
+	reg     atomic.Pointer[registry.Registry]
 	schemas atomic.Pointer[http.ServeMux]
 	// builtin are the registry rows of the built-in kinds; crdMu
 	// serialises registry rebuilds when CRDs change (refreshCRDs).
-	builtin []*resource
+	builtin []*registry.Resource
 	crdMu   sync.Mutex
 	// metrics are the API's collectors (nil without Config.Metrics).
 	metrics *metrics
@@ -130,10 +131,10 @@ func New(cfg Config, store Store) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: store, log: cfg.Logger, metrics: newMetrics(cfg.Metrics)}
-	s.builtin = append(builtin(), crdKinds()...)
-	reg := newRegistry(s.builtin)
+	s.builtin = append(registry.Builtin(), crdKinds()...)
+	reg := registry.New(s.builtin)
 	var err error
-	if s.scheme, err = reg.scheme(); err != nil {
+	if s.scheme, err = reg.Scheme(); err != nil {
 		return nil, err
 	}
 	if err := s.setRegistry(reg); err != nil {
@@ -169,7 +170,7 @@ func New(cfg Config, store Store) (*Server, error) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // registry returns the resources served now.
-func (s *Server) registry() *registry { return s.reg.Load() }
+func (s *Server) registry() *registry.Registry { return s.reg.Load() }
 
 func (s *Server) routes(mux *http.ServeMux) error {
 	mux.HandleFunc("GET /version", s.serveVersion)

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/api/table"
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -22,7 +23,7 @@ type tableWriter struct {
 	apiVersion string // meta.k8s.io/v1 or meta.k8s.io/v1beta1
 	include    string // Metadata (default), Object or None
 	now        time.Time
-	res        *resource
+	res        *registry.Resource
 }
 
 // newTableWriter validates the Table options (includeObject) as kube
@@ -40,7 +41,7 @@ func (s *Server) newTableWriter(q *request, out output, r *http.Request) (*table
 	tw := &tableWriter{printer: q.res.Printer, custom: q.res.Printer != nil, apiVersion: out.metaAPIVersion(),
 		include: inc, now: s.cfg.Now(), res: q.res}
 	if tw.printer == nil {
-		tw.printer = table.Lookup(q.res.storeKey())
+		tw.printer = table.Lookup(q.res.StoreKey())
 	}
 	return tw, nil
 }
@@ -75,7 +76,7 @@ func (t *tableWriter) appendRow(b []byte, obj *kv.Object, comma bool) []byte {
 	case "None":
 		b = append(b, "null"...)
 	case "Object":
-		b = append(b, t.res.served(obj.Raw)...)
+		b = append(b, served(t.res, obj.Raw)...)
 	default:
 		b = appendPartial(b, obj, t.apiVersion)
 	}

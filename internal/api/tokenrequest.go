@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -26,8 +27,8 @@ const (
 )
 
 // tokenRequestKind is what a TokenRequest body decodes as.
-var tokenRequestKind = &resource{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenrequests",
-	Kind: "TokenRequest", New: newOf[authenticationv1.TokenRequest]()}
+var tokenRequestKind = &registry.Resource{Group: "authentication.k8s.io", Version: "v1", Resource: "tokenrequests",
+	Kind: "TokenRequest", New: registry.NewOf[authenticationv1.TokenRequest]()}
 
 // serviceAccountUID returns the UID of ServiceAccount ns/name as this
 // member has it.

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation/path"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // Validation of what a write stores, in kube's order: on create the kind's
@@ -21,7 +23,7 @@ import (
 var metadataPath = field.NewPath("metadata")
 
 // validateCreate validates a new object of res.
-func validateCreate(res *resource, obj runtime.Object) error {
+func validateCreate(res *registry.Resource, obj runtime.Object) error {
 	var errs field.ErrorList
 	if res.Custom {
 		errs = metaErrors(res, obj)
@@ -36,7 +38,7 @@ func validateCreate(res *resource, obj runtime.Object) error {
 }
 
 // validateUpdate validates obj replacing old.
-func validateUpdate(res *resource, obj, old runtime.Object) error {
+func validateUpdate(res *registry.Resource, obj, old runtime.Object) error {
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
 		return badRequest("the object has no metadata: %v", err)
@@ -55,7 +57,7 @@ func validateUpdate(res *resource, obj, old runtime.Object) error {
 
 // metaErrors checks names, labels, annotations, owner references,
 // finalizers and managedFields of a new object.
-func metaErrors(res *resource, obj runtime.Object) field.ErrorList {
+func metaErrors(res *registry.Resource, obj runtime.Object) field.ErrorList {
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
 		return field.ErrorList{field.InternalError(metadataPath, err)}
@@ -69,7 +71,7 @@ func metaErrors(res *resource, obj runtime.Object) field.ErrorList {
 	case res.Group == "rbac.authorization.k8s.io": // kube's ValidateRBACName: system:… names
 		nameFn = pathSegmentName
 	case res.Resource == "ipaddresses" && res.Group == "networking.k8s.io":
-		nameFn = ipAddressName
+		nameFn = registry.IPAddressName
 	case res.Group == "certificates.k8s.io" && res.Resource != "podcertificaterequests":
 		// CSRs may be called anything; trust bundles check their own rule
 		nameFn = pathSegmentName
@@ -84,7 +86,7 @@ func pathSegmentName(name string, prefix bool) []string {
 }
 
 // invalid is the 422 of errs (nil when there are none).
-func invalid(res *resource, obj runtime.Object, errs field.ErrorList) error {
+func invalid(res *registry.Resource, obj runtime.Object, errs field.ErrorList) error {
 	if len(errs) == 0 {
 		return nil
 	}
@@ -94,9 +96,9 @@ func invalid(res *resource, obj runtime.Object, errs field.ErrorList) error {
 	}
 	n := len(errs)
 	if n <= maxInvalidCauses {
-		return apierrors.NewInvalid(res.gvk().GroupKind(), name, errs)
+		return apierrors.NewInvalid(res.GVK().GroupKind(), name, errs)
 	}
-	se := apierrors.NewInvalid(res.gvk().GroupKind(), name, errs[:maxInvalidCauses])
+	se := apierrors.NewInvalid(res.GVK().GroupKind(), name, errs[:maxInvalidCauses])
 	se.ErrStatus.Message += fmt.Sprintf(" (and %d more errors)", n-maxInvalidCauses)
 	return se
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -58,7 +59,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 		// kube cannot turn a watch event into a list: it logs and sends the
 		// object itself.
 		out.shape = shapeObject
-		if out.format == formatProtobuf && !q.res.protobuf() {
+		if out.format == formatProtobuf && !hasProtobuf(q.res) {
 			return errNotAcceptableStream
 		}
 	}
@@ -91,14 +92,14 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 		if err := s.atLeast(ctx, rev); err != nil {
 			return err
 		}
-		if snapshot, err = s.store.List(ctx, q.res.storeKey(), q.namespace, p.rv == ""); err != nil {
+		if snapshot, err = s.store.List(ctx, q.res.StoreKey(), q.namespace, p.rv == ""); err != nil {
 			return availabilityErr(err)
 		}
 		rev = snapshot.Rev
 	} else if p.rv == "" { // sendInitialEvents=false: from now on
 		rev = s.store.Revision()
 	}
-	watcher, err := s.store.Watch(q.res.storeKey(), q.namespace, rev)
+	watcher, err := s.store.Watch(q.res.StoreKey(), q.namespace, rev)
 	ww.start()
 	if errors.Is(err, kv.ErrExpired) {
 		msg := fmt.Sprintf("too old resource version: %d", rev)
@@ -148,7 +149,7 @@ func (p *watchParams) initialEvents() bool {
 
 // parseWatchParams reads and validates a watch's parameters as kube's
 // ListOptions validation does for watches.
-func parseWatchParams(qv url.Values, res *resource) (*watchParams, error) {
+func parseWatchParams(qv url.Values, res *registry.Resource) (*watchParams, error) {
 	p := &watchParams{}
 	var err error
 	if p.rv, err = parseRV(qv.Get("resourceVersion")); err != nil {
@@ -355,7 +356,7 @@ func (ww *watchWriter) eventWith(typ string, obj *kv.Object, tw *tableWriter) {
 			ww.buf, err = ww.s.appendProtoWatchEvent(ww.buf, typ, o)
 		}
 		if err != nil {
-			ww.s.log.Error("protobuf watch event", "resource", ww.q.res.storeKey(), "err", err)
+			ww.s.log.Error("protobuf watch event", "resource", ww.q.res.StoreKey(), "err", err)
 		}
 	} else {
 		b := append(ww.buf, `{"type":"`...)
@@ -385,7 +386,7 @@ func (ww *watchWriter) appendObject(b []byte, obj *kv.Object, tw *tableWriter) [
 	case ww.out.shape == shapePartial:
 		return appendPartial(b, obj, ww.out.metaAPIVersion())
 	}
-	return append(b, ww.q.res.served(obj.Raw)...)
+	return append(b, served(ww.q.res, obj.Raw)...)
 }
 
 // bookmark sends a BOOKMARK at revision rev; initialEnd marks the end of a

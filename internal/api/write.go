@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -71,7 +72,7 @@ func respond(w http.ResponseWriter, ws *warnings, code int, raw []byte) {
 }
 
 // normalize applies the defaults every write of res gets.
-func (s *Server) normalize(res *resource, obj runtime.Object) {
+func (s *Server) normalize(res *registry.Resource, obj runtime.Object) {
 	if res.Normalize != nil {
 		res.Normalize(obj)
 	}
@@ -84,7 +85,7 @@ func (s *Server) checkCreateNamespace(ctx context.Context, q *request, obj runti
 	if !q.res.Namespaced {
 		return nil
 	}
-	nsRes := s.registry().lookup("v1", "namespaces")
+	nsRes := s.registry().Lookup("v1", "namespaces")
 	ns, _, err := s.store.Get(ctx, kv.Key{Resource: "namespaces", Name: q.namespace}, false)
 	if err != nil {
 		return storeErr(err, nsRes, q.namespace)
@@ -138,7 +139,7 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 				return nil, err
 			}
 			if _, _, err := s.store.Get(ctx, cq.key(), false); err == nil {
-				return nil, apierrors.NewAlreadyExists(q.res.groupResource(), cq.name)
+				return nil, apierrors.NewAlreadyExists(q.res.GroupResource(), cq.name)
 			}
 			return raw, nil
 		}
@@ -161,9 +162,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		case generated && attempt < maxNameGenerationCreateAttempts:
 			continue
 		case generated:
-			return nil, apierrors.NewGenerateNameConflict(q.res.groupResource(), cq.name, 1)
+			return nil, apierrors.NewGenerateNameConflict(q.res.GroupResource(), cq.name, 1)
 		}
-		se := apierrors.NewAlreadyExists(q.res.groupResource(), cq.name)
+		se := apierrors.NewAlreadyExists(q.res.GroupResource(), cq.name)
 		if cur, _, err := s.store.Get(ctx, cq.key(), false); err == nil && gjson.GetBytes(cur.Raw, "metadata.deletionTimestamp").Exists() {
 			se.ErrStatus.Message = "object is being deleted: " + se.ErrStatus.Message
 		}
@@ -297,7 +298,7 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 		return nil, err
 	}
 	if u.uid != "" && u.uid != cur.UID {
-		return nil, apierrors.NewConflict(q.res.groupResource(), q.name,
+		return nil, apierrors.NewConflict(q.res.GroupResource(), q.name,
 			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", u.uid, cur.UID))
 	}
 	obj, err := u.desired(old.DeepCopyObject(), cur)
@@ -352,7 +353,7 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 }
 
 // decodeStored decodes a stored object of res.
-func decodeStored(res *resource, cur *kv.Object) (runtime.Object, error) {
+func decodeStored(res *registry.Resource, cur *kv.Object) (runtime.Object, error) {
 	obj := res.New()
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		if err := u.UnmarshalJSON(cur.Raw); err != nil {
@@ -363,7 +364,7 @@ func decodeStored(res *resource, cur *kv.Object) (runtime.Object, error) {
 	if err := json.Unmarshal(cur.Raw, obj); err != nil {
 		return nil, fmt.Errorf("api: decode stored %s: %w", cur.Key, err)
 	}
-	obj.GetObjectKind().SetGroupVersionKind(res.gvk())
+	obj.GetObjectKind().SetGroupVersionKind(res.GVK())
 	return obj, nil
 }
 

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
+
+	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 func TestPrefixFromUserAgent(t *testing.T) {
@@ -65,7 +67,7 @@ func TestGCFinalizers(t *testing.T) {
 
 func TestBeforeDeletePod(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	pods := &resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
+	pods := &registry.Resource{Version: "v1", Resource: "pods", Kind: "Pod", Namespaced: true}
 	pod := func(node string) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Generation: 1},
 			Spec: corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: ptr.To[int64](30)}}
@@ -97,7 +99,7 @@ func TestBeforeDeletePod(t *testing.T) {
 	}
 	// Other kinds are not deleted gracefully.
 	cm := &corev1.ConfigMap{}
-	if graceful, pending = beforeDelete(&resource{Resource: "configmaps"}, cm, cm, &metav1.DeleteOptions{}, now); graceful || pending {
+	if graceful, pending = beforeDelete(&registry.Resource{Resource: "configmaps"}, cm, cm, &metav1.DeleteOptions{}, now); graceful || pending {
 		t.Errorf("configmap: graceful=%v pending=%v", graceful, pending)
 	}
 }
@@ -116,7 +118,7 @@ func TestShouldDeleteDuringUpdate(t *testing.T) {
 	ts := metav1.Now()
 	marked := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &ts, DeletionGracePeriodSeconds: ptr.To[int64](0),
 		Finalizers: []string{"x"}}}
-	cms := &resource{Resource: "configmaps"}
+	cms := &registry.Resource{Resource: "configmaps"}
 	if !shouldDeleteDuringUpdate(cms, &corev1.ConfigMap{}, marked) {
 		t.Error("last finalizer removed from a marked object: not deleted")
 	}
@@ -132,17 +134,17 @@ func TestShouldDeleteDuringUpdate(t *testing.T) {
 		t.Error("grace period left: deleted")
 	}
 	ns := &corev1.Namespace{ObjectMeta: marked.ObjectMeta, Spec: corev1.NamespaceSpec{Finalizers: []corev1.FinalizerName{"kubernetes"}}}
-	if shouldDeleteDuringUpdate(&resource{Resource: "namespaces"}, &corev1.Namespace{Spec: ns.Spec}, ns) {
+	if shouldDeleteDuringUpdate(&registry.Resource{Resource: "namespaces"}, &corev1.Namespace{Spec: ns.Spec}, ns) {
 		t.Error("namespace with spec.finalizers: deleted")
 	}
 }
 
 func TestGenerationChanged(t *testing.T) {
-	builtin := &resource{Status: true}
+	builtin := &registry.Resource{Status: true}
 	base := `{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","generation":1},"spec":{"replicas":1},"status":{}}`
 	for _, c := range []struct {
 		name string
-		res  *resource
+		res  *registry.Resource
 		raw  string
 		want bool
 	}{
@@ -150,9 +152,9 @@ func TestGenerationChanged(t *testing.T) {
 		{"metadata", builtin, strings.Replace(base, `"name":"d"`, `"name":"d","labels":{"a":"b"}`, 1), false},
 		{"status", builtin, strings.Replace(base, `"status":{}`, `"status":{"replicas":2}`, 1), false},
 		{"spec", builtin, strings.Replace(base, `"replicas":1`, `"replicas":2`, 1), true},
-		{"custom, status subresource", &resource{Custom: true, Status: true}, strings.Replace(base, `"status":{}`, `"status":{"x":1}`, 1), false},
-		{"custom, no status subresource", &resource{Custom: true}, strings.Replace(base, `"status":{}`, `"status":{"x":1}`, 1), true},
-		{"custom, other field", &resource{Custom: true, Status: true}, strings.Replace(base, `"status":{}`, `"status":{},"data":1`, 1), true},
+		{"custom, status subresource", &registry.Resource{Custom: true, Status: true}, strings.Replace(base, `"status":{}`, `"status":{"x":1}`, 1), false},
+		{"custom, no status subresource", &registry.Resource{Custom: true}, strings.Replace(base, `"status":{}`, `"status":{"x":1}`, 1), true},
+		{"custom, other field", &registry.Resource{Custom: true, Status: true}, strings.Replace(base, `"status":{}`, `"status":{},"data":1`, 1), true},
 	} {
 		if got := generationChanged(c.res, []byte(c.raw), []byte(base)); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
@@ -186,7 +188,7 @@ func TestStatusOnly(t *testing.T) {
 }
 
 func TestScaleOf(t *testing.T) {
-	deploy := &resource{Scale: &scaleSpec{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas", LabelSelector: ".spec.selector"}}
+	deploy := &registry.Resource{Scale: &registry.ScaleSpec{SpecReplicas: ".spec.replicas", StatusReplicas: ".status.replicas", LabelSelector: ".spec.selector"}}
 	raw := `{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"d","namespace":"n","uid":"u","resourceVersion":"7",` +
 		`"creationTimestamp":"2026-11-30T09:57:26Z"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"d"}}},"status":{"replicas":3}}`
 	sc, err := scaleOf(deploy, []byte(raw))
@@ -199,25 +201,25 @@ func TestScaleOf(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("scale\n%s\nwant\n%s", b, want)
 	}
-	custom := &resource{Scale: &scaleSpec{SpecReplicas: ".spec.size", StatusReplicas: ".status.size", LabelSelector: ".status.selector"}}
+	custom := &registry.Resource{Scale: &registry.ScaleSpec{SpecReplicas: ".spec.size", StatusReplicas: ".status.size", LabelSelector: ".status.selector"}}
 	sc, err = scaleOf(custom, []byte(`{"metadata":{"name":"w"},"spec":{"size":4},"status":{"selector":"a=b"}}`))
 	if err != nil || sc.Spec.Replicas != 4 || sc.Status.Replicas != 0 || sc.Status.Selector != "a=b" {
 		t.Errorf("custom scale: %+v %v", sc, err)
 	}
-	sc, err = scaleOf(&resource{Scale: rcScale}, []byte(`{"metadata":{"name":"rc"},"spec":{"replicas":1,"selector":{"b":"2","a":"1"}}}`))
+	sc, err = scaleOf(&registry.Resource{Scale: registry.New(registry.Builtin()).Lookup("v1", "replicationcontrollers").Scale}, []byte(`{"metadata":{"name":"rc"},"spec":{"replicas":1,"selector":{"b":"2","a":"1"}}}`))
 	if err != nil || sc.Status.Selector != "a=1,b=2" {
 		t.Errorf("rc scale: %+v %v", sc, err)
 	}
 }
 
 func TestWithReplicas(t *testing.T) {
-	res := &resource{Group: "apps", Version: "v1", Kind: "Deployment", New: newOf[appsv1.Deployment](),
-		Scale: &scaleSpec{SpecReplicas: ".spec.replicas"}}
+	res := &registry.Resource{Group: "apps", Version: "v1", Kind: "Deployment", New: registry.NewOf[appsv1.Deployment](),
+		Scale: &registry.ScaleSpec{SpecReplicas: ".spec.replicas"}}
 	out, err := withReplicas(res, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d"}}, 5)
 	if err != nil || *out.(*appsv1.Deployment).Spec.Replicas != 5 || out.(*appsv1.Deployment).Name != "d" {
 		t.Errorf("typed: %+v %v", out, err)
 	}
-	cr := &resource{Scale: &scaleSpec{SpecReplicas: ".spec.size"}}
+	cr := &registry.Resource{Scale: &registry.ScaleSpec{SpecReplicas: ".spec.size"}}
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
 	uo, err := withReplicas(cr, u, 3)
 	if err != nil || uo.(*unstructured.Unstructured).Object["spec"].(map[string]any)["size"] != int64(3) || len(u.Object["spec"].(map[string]any)) != 0 {
@@ -239,14 +241,14 @@ func TestSameManagedFieldsButTimes(t *testing.T) {
 }
 
 func TestPatchTypeOf(t *testing.T) {
-	custom := &resource{Custom: true}
+	custom := &registry.Resource{Custom: true}
 	if _, err := patchTypeOf("application/strategic-merge-patch+json", custom); err != errCustomPatchMediaType {
 		t.Errorf("strategic merge on a custom resource: %v", err)
 	}
-	if _, err := patchTypeOf("application/json", &resource{}); err != errPatchMediaType {
+	if _, err := patchTypeOf("application/json", &registry.Resource{}); err != errPatchMediaType {
 		t.Errorf("application/json: %v", err)
 	}
-	if pt, err := patchTypeOf("application/apply-patch+yaml; charset=utf-8", &resource{}); err != nil || pt != "application/apply-patch+yaml" {
+	if pt, err := patchTypeOf("application/apply-patch+yaml; charset=utf-8", &registry.Resource{}); err != nil || pt != "application/apply-patch+yaml" {
 		t.Errorf("apply: %v %v", pt, err)
 	}
 }
@@ -262,11 +264,11 @@ func TestNamespaceGCFinalizers(t *testing.T) {
 }
 
 func TestRowConvertor(t *testing.T) {
-	res := &resource{Group: "apps", Version: "v1", Kind: "Deployment", New: newOf[appsv1.Deployment]()}
-	c := &rowConvertor{gvk: res.gvk(), newObj: res.New}
+	res := &registry.Resource{Group: "apps", Version: "v1", Kind: "Deployment", New: registry.NewOf[appsv1.Deployment]()}
+	c := &rowConvertor{gvk: res.GVK(), newObj: res.New}
 	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": "d"}, "spec": map[string]any{"replicas": int64(2)}}}
-	out, err := c.ConvertToVersion(u, res.gvk().GroupVersion())
+	out, err := c.ConvertToVersion(u, res.GVK().GroupVersion())
 	if d, ok := out.(*appsv1.Deployment); err != nil || !ok || d.Name != "d" || *d.Spec.Replicas != 2 || d.Kind != "Deployment" {
 		t.Errorf("unstructured to typed: %#v %v", out, err)
 	}
@@ -280,19 +282,19 @@ func BenchmarkTrackUpdate(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	deploy := s.registry().lookup("apps/v1", "deployments")
-	cms := s.registry().lookup("v1", "configmaps")
+	deploy := s.registry().Lookup("apps/v1", "deployments")
+	cms := s.registry().Lookup("v1", "configmaps")
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "n", Labels: map[string]string{"app": "d"}},
 		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "d"}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "d"}},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x:1",
 					Ports: []corev1.ContainerPort{{ContainerPort: 80, Protocol: "TCP"}}}}}}}}
-	d.SetGroupVersionKind(deploy.gvk())
+	d.SetGroupVersionKind(deploy.GVK())
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "n"}, Data: map[string]string{"a": "1", "b": "2"}}
-	cm.SetGroupVersionKind(cms.gvk())
+	cm.SetGroupVersionKind(cms.GVK())
 	for _, c := range []struct {
 		name string
-		res  *resource
+		res  *registry.Resource
 		obj  runtime.Object
 	}{{"deployment", deploy, d}, {"configmap", cms, cm}} {
 		live, err := s.trackUpdate(c.res, "", emptyObject(c.res), c.obj.DeepCopyObject(), "creator")

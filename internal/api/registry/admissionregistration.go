@@ -1,0 +1,48 @@
+package registry
+
+import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+)
+
+// admissionregistrationKinds are the served kinds of
+// admissionregistration.k8s.io/v1. They are stored only: litek8s calls no
+// webhook and evaluates no admission policy.
+func admissionregistrationKinds() []*Resource {
+	const g = "admissionregistration.k8s.io"
+	ext := []string{"api-extensions"}
+	return []*Resource{
+		{Group: g, Version: "v1", Resource: "validatingwebhookconfigurations", Singular: "validatingwebhookconfiguration",
+			Kind: "ValidatingWebhookConfiguration", Categories: ext, HasGeneration: true,
+			New:       NewOf[admissionregistrationv1.ValidatingWebhookConfiguration](),
+			NewList:   NewOf[admissionregistrationv1.ValidatingWebhookConfigurationList](),
+			Normalize: defaultValidatingWebhookConfiguration},
+		{Group: g, Version: "v1", Resource: "mutatingwebhookconfigurations", Singular: "mutatingwebhookconfiguration",
+			Kind: "MutatingWebhookConfiguration", Categories: ext, HasGeneration: true,
+			New:       NewOf[admissionregistrationv1.MutatingWebhookConfiguration](),
+			NewList:   NewOf[admissionregistrationv1.MutatingWebhookConfigurationList](),
+			Normalize: defaultMutatingWebhookConfiguration},
+		{Group: g, Version: "v1", Resource: "validatingadmissionpolicies", Singular: "validatingadmissionpolicy",
+			Kind: "ValidatingAdmissionPolicy", Categories: ext, HasGeneration: true, Status: true,
+			New:       NewOf[admissionregistrationv1.ValidatingAdmissionPolicy](),
+			NewList:   NewOf[admissionregistrationv1.ValidatingAdmissionPolicyList](),
+			Prepare:   prepareValidatingAdmissionPolicy,
+			Normalize: defaultValidatingAdmissionPolicy},
+		{Group: g, Version: "v1", Resource: "validatingadmissionpolicybindings",
+			Singular: "validatingadmissionpolicybinding", Kind: "ValidatingAdmissionPolicyBinding",
+			Categories: ext, HasGeneration: true,
+			New:       NewOf[admissionregistrationv1.ValidatingAdmissionPolicyBinding](),
+			NewList:   NewOf[admissionregistrationv1.ValidatingAdmissionPolicyBindingList](),
+			Normalize: defaultValidatingAdmissionPolicyBinding},
+		{Group: g, Version: "v1", Resource: "mutatingadmissionpolicies", Singular: "mutatingadmissionpolicy",
+			Kind: "MutatingAdmissionPolicy", Categories: ext, HasGeneration: true,
+			New:       NewOf[admissionregistrationv1.MutatingAdmissionPolicy](),
+			NewList:   NewOf[admissionregistrationv1.MutatingAdmissionPolicyList](),
+			Normalize: defaultMutatingAdmissionPolicy},
+		{Group: g, Version: "v1", Resource: "mutatingadmissionpolicybindings",
+			Singular: "mutatingadmissionpolicybinding", Kind: "MutatingAdmissionPolicyBinding",
+			Categories: ext, HasGeneration: true,
+			New:       NewOf[admissionregistrationv1.MutatingAdmissionPolicyBinding](),
+			NewList:   NewOf[admissionregistrationv1.MutatingAdmissionPolicyBindingList](),
+			Normalize: defaultMutatingAdmissionPolicyBinding},
+	}
+}
