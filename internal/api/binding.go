@@ -32,34 +32,36 @@ var bindingGR = schema.GroupResource{Resource: "pods/binding"}
 
 // bind serves POST /api/v1/namespaces/{ns}/pods/{name}/binding.
 func (s *Server) bind(w http.ResponseWriter, r *http.Request, q *request) error {
-	if done, err := s.forward(w, r); done {
-		return err
-	}
-	ws := &warnings{}
-	defer ws.write(w)
-	obj, opts, err := s.decodePosted(r, q, bindingRow, ws)
-	if err != nil {
-		return err
-	}
-	b := obj.(*corev1.Binding)
-	if errs := validateBinding(b); len(errs) > 0 {
-		return unknownErr(errs.ToAggregate()) // kube answers these with a bare 500
-	}
-	u := &mutation{q: q, opts: opts, ws: ws, uid: string(b.UID),
-		desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
-			return bindPod(old, b, s.cfg.Now())
-		}}
-	if _, err := s.guaranteedUpdate(r.Context(), u); err != nil {
-		return err
-	}
+	return serveWrite(s, w, r, parseCreateOptions, func(opts *writeOptions, ws *warnings) (*writeResult, error) {
+		obj, err := s.decodePosted(r, q, bindingRow, opts, ws)
+		if err != nil {
+			return nil, err
+		}
+		b := obj.(*corev1.Binding)
+		if errs := validateBinding(b); len(errs) > 0 {
+			return nil, unknownErr(errs.ToAggregate()) // kube answers these with a bare 500
+		}
+		u := &mutation{q: q, opts: opts, ws: ws, uid: string(b.UID),
+			desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
+				return bindPod(old, b, s.cfg.Now())
+			}}
+		if _, err := s.guaranteedUpdate(r.Context(), u); err != nil {
+			return nil, err
+		}
+		return createdStatus()
+	})
+}
+
+// createdStatus is the answer of a POST to a subresource that creates
+// nothing to show (a binding, an eviction): a Success Status with 201.
+func createdStatus() (*writeResult, error) {
 	st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess,
 		Code: http.StatusCreated}
 	raw, err := json.Marshal(&st)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	respond(w, ws, http.StatusCreated, raw)
-	return nil
+	return &writeResult{raw: raw, code: http.StatusCreated}, nil
 }
 
 // validateBinding is kube's ValidatePodBinding.
@@ -134,24 +136,20 @@ func updatePodCondition(status *corev1.PodStatus, c corev1.PodCondition, now tim
 // decodePosted decodes the object POSTed to a pod subresource (a Binding,
 // an Eviction) with the request's create options, and checks that it names
 // the pod of the URL as kube does.
-func (s *Server) decodePosted(r *http.Request, q *request, row *registry.Resource, ws *warnings) (runtime.Object, *writeOptions, error) {
-	opts, err := parseCreateOptions(r)
-	if err != nil {
-		return nil, nil, err
-	}
+func (s *Server) decodePosted(r *http.Request, q *request, row *registry.Resource, opts *writeOptions, ws *warnings) (runtime.Object, error) {
 	obj, err := s.decodeBody(r, row, opts.validation, ws)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
-		return nil, nil, badRequest("the object has no metadata: %v", err)
+		return nil, badRequest("the object has no metadata: %v", err)
 	}
 	if m.GetName() != q.name {
-		return nil, nil, apierrors.NewBadRequest("name in URL does not match name in " + row.Kind + " object")
+		return nil, apierrors.NewBadRequest("name in URL does not match name in " + row.Kind + " object")
 	}
 	if m.GetNamespace() != "" && m.GetNamespace() != q.namespace {
-		return nil, nil, badRequest("the namespace of the provided object does not match the namespace sent on the request")
+		return nil, badRequest("the namespace of the provided object does not match the namespace sent on the request")
 	}
-	return obj, opts, nil
+	return obj, nil
 }

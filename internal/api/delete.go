@@ -19,62 +19,57 @@ import (
 // means). DeleteOptions in the body replace the query parameters, as in
 // kube.
 func (s *Server) delete(w http.ResponseWriter, r *http.Request, q *request) error {
-	if done, err := s.forward(w, r); done {
-		return err
-	}
-	opts, err := s.parseDeleteOptions(r)
-	if err != nil {
-		return err
-	}
-	if q.res.StoreKey() == "namespaces" && immortalNamespaces[q.name] {
-		return errImmortalNamespace(q.name)
-	}
-	if err := s.admitNodeDelete(r.Context(), q); err != nil {
-		return err
-	}
-	res, err := s.deleteObject(r.Context(), q, opts)
-	if err != nil {
-		return err
-	}
-	writeDeleteResult(w, q, opts, res)
-	return nil
+	return serveWrite(s, w, r, s.parseDeleteOptions, func(opts *metav1.DeleteOptions, _ *warnings) (*writeResult, error) {
+		if q.res.StoreKey() == "namespaces" && immortalNamespaces[q.name] {
+			return nil, errImmortalNamespace(q.name)
+		}
+		if err := s.admitNodeDelete(r.Context(), q); err != nil {
+			return nil, err
+		}
+		res, err := s.deleteObject(r.Context(), q, opts)
+		if err != nil {
+			return nil, err
+		}
+		return deleteAnswer(q, opts, res), nil
+	})
 }
 
 // deleteCollection serves DELETE on a collection: every object matching
 // the label and field selectors is deleted as by its own DELETE, and the
 // answer is the List of the objects deleted (as they were listed).
 func (s *Server) deleteCollection(w http.ResponseWriter, r *http.Request, q *request) error {
-	if done, err := s.forward(w, r); done {
-		return err
+	type collectionOptions struct {
+		sel  *selector
+		opts *metav1.DeleteOptions
 	}
-	sel, err := parseSelector(r.URL.Query(), q.res)
-	if err != nil {
-		return err
-	}
-	opts, err := s.parseDeleteOptions(r)
-	if err != nil {
-		return err
-	}
-	l, err := s.store.List(r.Context(), q.res.StoreKey(), q.namespace, false)
-	if err != nil {
-		return availabilityErr(err)
-	}
-	var items []*kv.Object
-	l.Range("", func(obj *kv.Object) bool {
-		if sel.matches(obj) {
-			items = append(items, obj)
+	options := func(r *http.Request) (c collectionOptions, err error) {
+		if c.sel, err = parseSelector(r.URL.Query(), q.res); err != nil {
+			return c, err
 		}
-		return true
+		c.opts, err = s.parseDeleteOptions(r)
+		return c, err
+	}
+	return serveWrite(s, w, r, options, func(c collectionOptions, _ *warnings) (*writeResult, error) {
+		l, err := s.store.List(r.Context(), q.res.StoreKey(), q.namespace, false)
+		if err != nil {
+			return nil, availabilityErr(err)
+		}
+		var items []*kv.Object
+		l.Range("", func(obj *kv.Object) bool {
+			if c.sel.matches(obj) {
+				items = append(items, obj)
+			}
+			return true
+		})
+		for _, obj := range items {
+			oq := &request{res: q.res, namespace: obj.Key.Namespace, name: obj.Key.Name}
+			o := *c.opts
+			if _, err := s.deleteObject(r.Context(), oq, &o); err != nil && !errors.IsNotFound(err) {
+				return nil, err
+			}
+		}
+		return &writeResult{raw: deletedList(q.res, l.Rev, items), code: http.StatusOK}, nil
 	})
-	for _, obj := range items {
-		oq := &request{res: q.res, namespace: obj.Key.Namespace, name: obj.Key.Name}
-		o := *opts
-		if _, err := s.deleteObject(r.Context(), oq, &o); err != nil && !errors.IsNotFound(err) {
-			return err
-		}
-	}
-	writeRaw(w, http.StatusOK, deletedList(q.res, l.Rev, items))
-	return nil
 }
 
 // deletedList renders the answer of a deletecollection: a List in the

@@ -1,8 +1,13 @@
-// Package api is litek8s's HTTP surface: routing, the resource registry,
-// get/list/watch/create/update/delete, Tables, admission (names, defaults,
-// uid and timestamps; kube's pod admission plugins ServiceAccount,
-// DefaultTolerationSeconds and Priority in admission_pod.go), bearer-token authentication, write forwarding to the
-// leader and Kubernetes Status errors. Discovery, OpenAPI and the Table
+// Package api is litek8s's HTTP surface: routing, get/list/watch/create/
+// update/delete, Tables, admission (names, uid and timestamps; kube's pod
+// admission plugins ServiceAccount, DefaultTolerationSeconds and Priority
+// in admission_pod.go; quota, LimitRanger and Service allocations against
+// the store), bearer-token authentication, write forwarding to the leader
+// and Kubernetes Status errors. What it serves is the table of rows in
+// internal/api/registry (one registry.Resource per kind, with kube's
+// defaults, kind validation and field selectors); discovery, OpenAPI and
+// the Table printers live in the other subpackages. docs/architecture.md
+// walks the write and read paths through these files. Discovery, OpenAPI and the Table
 // printers live in its subpackages. The write path (write.go) covers
 // patches of every type and server-side apply with managedFields
 // (fieldmanager.go, apply.go), the status, scale, binding and finalize
@@ -30,7 +35,7 @@
 // exceptions are answers no kubectl or client-go default asks for (YAML,
 // protobuf-only clients, see negotiate.go), custom resources'
 // PartialObjectMetadata (partial.go) and field selectors on a CRD's
-// selectableFields (crd_fields.go). Writes parse and re-encode (on the
+// selectableFields (registry/crd_fields.go). Writes parse and re-encode (on the
 // leader only). A Server runs no goroutine besides its handlers: a pod
 // deleted gracefully is finished by its kubelet's final DELETE (see
 // finalize.go).

@@ -43,41 +43,31 @@ const maxDisruptedPods = 2000
 
 // evict serves POST /api/v1/namespaces/{ns}/pods/{name}/eviction.
 func (s *Server) evict(w http.ResponseWriter, r *http.Request, q *request) error {
-	if done, err := s.forward(w, r); done {
-		return err
-	}
-	ws := &warnings{}
-	defer ws.write(w)
-	obj, opts, err := s.decodePosted(r, q, evictionRow, ws)
-	if err != nil {
-		return err
-	}
-	ev := obj.(*policyv1.Eviction)
-	if d := ev.DeleteOptions; d != nil && d.IgnoreStoreReadErrorWithClusterBreakingPotential != nil &&
-		*d.IgnoreStoreReadErrorWithClusterBreakingPotential {
-		return apierrors.NewInvalid(evictionGK, q.name, field.ErrorList{field.Invalid(
-			field.NewPath("deleteOptions").Child("ignoreStoreReadErrorWithClusterBreakingPotential"), true,
-			"can not be set for pod eviction, try after removing the option")})
-	}
-	var dryRun []string
-	if opts.dryRun {
-		dryRun = []string{metav1.DryRunAll}
-	}
-	del, err := evictionDeleteOptions(ev, dryRun)
-	if err != nil {
-		return err
-	}
-	if err := s.evictPod(r.Context(), q, del); err != nil {
-		return err
-	}
-	st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess,
-		Code: http.StatusCreated}
-	raw, err := json.Marshal(&st)
-	if err != nil {
-		return err
-	}
-	respond(w, ws, http.StatusCreated, raw)
-	return nil
+	return serveWrite(s, w, r, parseCreateOptions, func(opts *writeOptions, ws *warnings) (*writeResult, error) {
+		obj, err := s.decodePosted(r, q, evictionRow, opts, ws)
+		if err != nil {
+			return nil, err
+		}
+		ev := obj.(*policyv1.Eviction)
+		if d := ev.DeleteOptions; d != nil && d.IgnoreStoreReadErrorWithClusterBreakingPotential != nil &&
+			*d.IgnoreStoreReadErrorWithClusterBreakingPotential {
+			return nil, apierrors.NewInvalid(evictionGK, q.name, field.ErrorList{field.Invalid(
+				field.NewPath("deleteOptions").Child("ignoreStoreReadErrorWithClusterBreakingPotential"), true,
+				"can not be set for pod eviction, try after removing the option")})
+		}
+		var dryRun []string
+		if opts.dryRun {
+			dryRun = []string{metav1.DryRunAll}
+		}
+		del, err := evictionDeleteOptions(ev, dryRun)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.evictPod(r.Context(), q, del); err != nil {
+			return nil, err
+		}
+		return createdStatus()
+	})
 }
 
 // evictionDeleteOptions is kube's propagateDryRun: the Eviction's

@@ -375,16 +375,16 @@ func shouldDeleteDuringUpdate(res *registry.Resource, obj, old runtime.Object) b
 	return true
 }
 
-// writeDeleteResult answers a DELETE.
-func writeDeleteResult(w http.ResponseWriter, q *request, opts *metav1.DeleteOptions, res *deleteResult) {
+// deleteAnswer is the answer of a DELETE: the object (being deleted, or
+// as it was), or a Success Status.
+func deleteAnswer(q *request, opts *metav1.DeleteOptions, res *deleteResult) *writeResult {
+	if res.raw == nil {
+		return &writeResult{raw: statusSuccess(q.res, q.name, res.uid), code: http.StatusOK}
+	}
 	code := http.StatusOK
 	//nolint:staticcheck // orphanDependents=false asks for 202 while the object stays
 	if od := opts.OrphanDependents; !res.deleted && od != nil && !*od {
 		code = http.StatusAccepted
 	}
-	if res.raw == nil {
-		writeStatusSuccess(w, q.res, q.name, res.uid)
-		return
-	}
-	writeRaw(w, code, res.raw)
+	return &writeResult{raw: res.raw, code: code}
 }

@@ -75,10 +75,10 @@ func writeRaw(w http.ResponseWriter, code int, raw []byte) {
 
 var newline = []byte{'\n'}
 
-// writeStatusSuccess answers a completed delete.
-func writeStatusSuccess(w http.ResponseWriter, res *registry.Resource, name, uid string) {
+// statusSuccess is the answer of a completed delete.
+func statusSuccess(res *registry.Resource, name, uid string) []byte {
 	st := metav1.Status{TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: metav1.StatusSuccess,
 		Details: &metav1.StatusDetails{Name: name, Group: res.Group, Kind: res.Resource, UID: typesUID(uid)}}
 	b, _ := json.Marshal(&st)
-	writeRaw(w, http.StatusOK, b)
+	return b
 }

@@ -117,28 +117,16 @@ func namespaceGCFinalizers(fs []string, opts *metav1.DeleteOptions) []string {
 // finalize serves PUT /api/v1/namespaces/{name}/finalize: only
 // spec.finalizers changes (kube's namespace finalize strategy).
 func (s *Server) finalize(w http.ResponseWriter, r *http.Request, q *request) error {
-	if done, err := s.forward(w, r); done {
-		return err
-	}
-	opts, err := parseUpdateOptions(r)
-	if err != nil {
-		return err
-	}
-	ws := &warnings{}
-	defer ws.write(w)
-	body, err := s.decodeBody(r, q.res, opts.validation, ws)
-	if err != nil {
-		return err
-	}
-	u := &mutation{q: q, opts: opts, ws: ws, desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
-		return s.withFinalizers(q, old, body.DeepCopyObject(), opts.manager)
-	}}
-	res, err := s.guaranteedUpdate(r.Context(), u)
-	if err != nil {
-		return err
-	}
-	respond(w, ws, res.code, res.raw)
-	return nil
+	return serveWrite(s, w, r, parseUpdateOptions, func(opts *writeOptions, ws *warnings) (*writeResult, error) {
+		body, err := s.decodeBody(r, q.res, opts.validation, ws)
+		if err != nil {
+			return nil, err
+		}
+		return s.guaranteedUpdate(r.Context(), &mutation{q: q, opts: opts, ws: ws,
+			desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
+				return s.withFinalizers(q, old, body.DeepCopyObject(), opts.manager)
+			}})
+	})
 }
 
 // withFinalizers returns old with the spec.finalizers (and the

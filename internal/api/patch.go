@@ -33,62 +33,54 @@ var errCustomPatchMediaType = statusErr(http.StatusUnsupportedMediaType, metav1.
 // between (only a resourceVersion the client put in its patch can end in
 // 409 Conflict).
 func (s *Server) patch(w http.ResponseWriter, r *http.Request, q *request) error {
-	if done, err := s.forward(w, r); done {
-		return err
+	var pt types.PatchType
+	options := func(r *http.Request) (*writeOptions, error) {
+		var err error
+		if pt, err = patchTypeOf(r.Header.Get("Content-Type"), q.res); err != nil {
+			return nil, err
+		}
+		return parsePatchOptions(r, pt)
 	}
-	pt, err := patchTypeOf(r.Header.Get("Content-Type"), q.res)
-	if err != nil {
-		return err
-	}
-	opts, err := parsePatchOptions(r, pt)
-	if err != nil {
-		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	if at, bad := invalidUTF8(body); bad {
-		return badRequest("error decoding patch: invalid UTF-8 at byte %d of the patch", at)
-	}
-	ws := &warnings{}
-	defer ws.write(w)
-	if q.subresource == "scale" {
-		return s.patchScale(w, r, q, pt, body, opts, ws)
-	}
-	u := &mutation{q: q, opts: opts, ws: ws}
-	if pt == types.ApplyYAMLPatchType {
-		ap, err := decodeApplyPatch(body)
+	return serveWrite(s, w, r, options, func(opts *writeOptions, ws *warnings) (*writeResult, error) {
+		body, err := readBody(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		u.desired = func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
-			return s.applyTo(q.res, q.subresource, old, ap, body, opts, ws)
+		if at, bad := invalidUTF8(body); bad {
+			return nil, badRequest("error decoding patch: invalid UTF-8 at byte %d of the patch", at)
 		}
-		if q.subresource == "" {
-			u.create = func() (runtime.Object, error) {
-				return s.applyTo(q.res, "", emptyObject(q.res), ap, body, opts, ws)
-			}
+		if q.subresource == "scale" {
+			return s.patchScale(r.Context(), q, pt, body, opts, ws)
 		}
-	} else {
-		u.desired = func(old runtime.Object, cur *kv.Object) (runtime.Object, error) {
-			obj, err := s.patchedObject(q.res, pt, cur.Raw, old, body, opts.validation, ws)
+		u := &mutation{q: q, opts: opts, ws: ws}
+		if pt == types.ApplyYAMLPatchType {
+			ap, err := decodeApplyPatch(body)
 			if err != nil {
 				return nil, err
 			}
-			s.normalize(q.res, obj)
-			if obj, err = s.trackUpdate(q.res, q.subresource, old, obj, opts.manager); err != nil {
-				return nil, err
+			u.desired = func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
+				return s.applyTo(q.res, q.subresource, old, ap, body, opts, ws)
 			}
-			return subresourceOnly(q.subresource, old, obj), nil
+			if q.subresource == "" {
+				u.create = func() (runtime.Object, error) {
+					return s.applyTo(q.res, "", emptyObject(q.res), ap, body, opts, ws)
+				}
+			}
+		} else {
+			u.desired = func(old runtime.Object, cur *kv.Object) (runtime.Object, error) {
+				obj, err := s.patchedObject(q.res, pt, cur.Raw, old, body, opts.validation, ws)
+				if err != nil {
+					return nil, err
+				}
+				s.normalize(q.res, obj)
+				if obj, err = s.trackUpdate(q.res, q.subresource, old, obj, opts.manager); err != nil {
+					return nil, err
+				}
+				return subresourceOnly(q.subresource, old, obj), nil
+			}
 		}
-	}
-	res, err := s.guaranteedUpdate(r.Context(), u)
-	if err != nil {
-		return err
-	}
-	respond(w, ws, res.code, res.raw)
-	return nil
+		return s.guaranteedUpdate(r.Context(), u)
+	})
 }
 
 // patchTypeOf maps a PATCH Content-Type to its patch type. Custom

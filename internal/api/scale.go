@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -95,64 +96,58 @@ func (s *Server) getScale(w http.ResponseWriter, r *http.Request, q *request) er
 	if err != nil {
 		return storeErr(err, q.res, q.name)
 	}
-	return writeScale(w, &warnings{}, http.StatusOK, q.res, obj.Raw)
+	b, err := scaleJSON(q.res, obj.Raw)
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, b)
+	return nil
 }
 
-func writeScale(w http.ResponseWriter, ws *warnings, code int, res *registry.Resource, raw []byte) error {
+// scaleJSON is the Scale of a stored object of res, as JSON.
+func scaleJSON(res *registry.Resource, raw []byte) ([]byte, error) {
 	sc, err := scaleOf(res, raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	b, err := json.Marshal(sc)
-	if err != nil {
-		return err
-	}
-	respond(w, ws, code, b)
-	return nil
+	return json.Marshal(sc)
 }
 
 // updateScale serves PUT …/scale.
 func (s *Server) updateScale(w http.ResponseWriter, r *http.Request, q *request) error {
-	if done, err := s.forward(w, r); done {
-		return err
-	}
-	opts, err := parseUpdateOptions(r)
-	if err != nil {
-		return err
-	}
-	ws := &warnings{}
-	defer ws.write(w)
-	dec, err := s.scaleCodecs().decoderFor(r)
-	if err != nil {
-		return err
-	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	obj, err := s.decodeWith(scaleRow, dec, body, opts.validation, ws)
-	if err != nil {
-		return err
-	}
-	req := obj.(*autoscalingv1.Scale)
-	if req.Name != q.name {
-		return badRequest("the name of the object (%s) does not match the name on the URL (%s)", req.Name, q.name)
-	}
-	return s.scale(w, r, q, opts, ws, func(old *autoscalingv1.Scale, fm *managedfields.FieldManager) (runtime.Object, error) {
-		return fm.UpdateNoErrors(old, req.DeepCopy(), opts.manager), nil
+	return serveWrite(s, w, r, parseUpdateOptions, func(opts *writeOptions, ws *warnings) (*writeResult, error) {
+		dec, err := s.scaleCodecs().decoderFor(r)
+		if err != nil {
+			return nil, err
+		}
+		body, err := readBody(r)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := s.decodeWith(scaleRow, dec, body, opts.validation, ws)
+		if err != nil {
+			return nil, err
+		}
+		req := obj.(*autoscalingv1.Scale)
+		if req.Name != q.name {
+			return nil, badRequest("the name of the object (%s) does not match the name on the URL (%s)", req.Name, q.name)
+		}
+		return s.scale(r.Context(), q, opts, ws, func(old *autoscalingv1.Scale, fm *managedfields.FieldManager) (runtime.Object, error) {
+			return fm.UpdateNoErrors(old, req.DeepCopy(), opts.manager), nil
+		})
 	})
 }
 
 // patchScale serves PATCH …/scale (any patch type, apply included).
-func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, q *request, pt types.PatchType, body []byte, opts *writeOptions, ws *warnings) error {
+func (s *Server) patchScale(ctx context.Context, q *request, pt types.PatchType, body []byte, opts *writeOptions, ws *warnings) (*writeResult, error) {
 	var ap *unstructured.Unstructured
 	if pt == types.ApplyYAMLPatchType {
 		var err error
 		if ap, err = decodeApplyPatch(body); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return s.scale(w, r, q, opts, ws, func(old *autoscalingv1.Scale, fm *managedfields.FieldManager) (runtime.Object, error) {
+	return s.scale(ctx, q, opts, ws, func(old *autoscalingv1.Scale, fm *managedfields.FieldManager) (runtime.Object, error) {
 		if ap != nil {
 			obj, err := fm.Apply(old, ap.DeepCopy(), opts.explicitManager, opts.force)
 			if err != nil {
@@ -173,12 +168,13 @@ func (s *Server) patchScale(w http.ResponseWriter, r *http.Request, q *request, 
 }
 
 // scale runs a Scale update: newScale computes the requested Scale from
-// the current one (with the managedFields of the Scale's view).
-func (s *Server) scale(w http.ResponseWriter, r *http.Request, q *request, opts *writeOptions, ws *warnings,
-	newScale func(old *autoscalingv1.Scale, fm *managedfields.FieldManager) (runtime.Object, error)) error {
+// the current one (with the managedFields of the Scale's view). The
+// result is the stored object's Scale.
+func (s *Server) scale(ctx context.Context, q *request, opts *writeOptions, ws *warnings,
+	newScale func(old *autoscalingv1.Scale, fm *managedfields.FieldManager) (runtime.Object, error)) (*writeResult, error) {
 	fm, err := s.scaleFieldManager()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res := q.res
 	gv := res.GroupVersion()
@@ -228,11 +224,15 @@ func (s *Server) scale(w http.ResponseWriter, r *http.Request, q *request, opts 
 		m.SetManagedFields(entries)
 		return out, nil
 	}}
-	wr, err := s.guaranteedUpdate(r.Context(), u)
+	wr, err := s.guaranteedUpdate(ctx, u)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return writeScale(w, ws, wr.code, res, wr.raw)
+	b, err := scaleJSON(res, wr.raw)
+	if err != nil {
+		return nil, err
+	}
+	return &writeResult{raw: b, code: wr.code}, nil
 }
 
 // withReplicas returns a copy of obj with replicas at the scale's spec

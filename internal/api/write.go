@@ -34,34 +34,51 @@ const maxConflictRetries = 10
 // generateName tries before giving up (kube: 8).
 const maxNameGenerationCreateAttempts = 8
 
-// create serves POST on a collection.
-func (s *Server) create(w http.ResponseWriter, r *http.Request, q *request) error {
+// serveWrite is the skeleton every write verb shares: a follower relays
+// the request to the leader (forward); the leader parses the verb's
+// options, runs the verb with a warnings collector and answers its
+// result. Warnings go out as headers with the answer, an error's too.
+// Each verb keeps only its own part: options and run (decode, admit,
+// commit).
+func serveWrite[O any](s *Server, w http.ResponseWriter, r *http.Request, options func(*http.Request) (O, error),
+	run func(opts O, ws *warnings) (*writeResult, error)) error {
 	if done, err := s.forward(w, r); done {
 		return err
 	}
-	opts, err := parseCreateOptions(r)
+	opts, err := options(r)
 	if err != nil {
 		return err
 	}
 	ws := &warnings{}
 	defer ws.write(w)
-	obj, err := s.decodeBody(r, q.res, opts.validation, ws)
+	res, err := run(opts, ws)
 	if err != nil {
 		return err
 	}
-	s.normalize(q.res, obj)
-	if err := s.checkCreateNamespace(r.Context(), q, obj); err != nil {
-		return err
-	}
-	if obj, err = s.trackUpdate(q.res, "", emptyObject(q.res), obj, opts.manager); err != nil {
-		return err
-	}
-	raw, err := s.commitCreate(r.Context(), q, obj, opts)
-	if err != nil {
-		return err
-	}
-	respond(w, ws, http.StatusCreated, raw)
+	respond(w, ws, res.code, res.raw)
 	return nil
+}
+
+// create serves POST on a collection.
+func (s *Server) create(w http.ResponseWriter, r *http.Request, q *request) error {
+	return serveWrite(s, w, r, parseCreateOptions, func(opts *writeOptions, ws *warnings) (*writeResult, error) {
+		obj, err := s.decodeBody(r, q.res, opts.validation, ws)
+		if err != nil {
+			return nil, err
+		}
+		s.normalize(q.res, obj)
+		if err := s.checkCreateNamespace(r.Context(), q, obj); err != nil {
+			return nil, err
+		}
+		if obj, err = s.trackUpdate(q.res, "", emptyObject(q.res), obj, opts.manager); err != nil {
+			return nil, err
+		}
+		raw, err := s.commitCreate(r.Context(), q, obj, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &writeResult{raw: raw, code: http.StatusCreated}, nil
+	})
 }
 
 // respond writes the collected warnings and a JSON body.
@@ -176,44 +193,31 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 // A resourceVersion in the body is a precondition (409 when stale);
 // without one the update is unconditional.
 func (s *Server) update(w http.ResponseWriter, r *http.Request, q *request) error {
-	if done, err := s.forward(w, r); done {
-		return err
-	}
-	opts, err := parseUpdateOptions(r)
-	if err != nil {
-		return err
-	}
-	ws := &warnings{}
-	defer ws.write(w)
-	body, err := s.decodeBody(r, q.res, opts.validation, ws)
-	if err != nil {
-		return err
-	}
-	bm, err := apimeta.Accessor(body)
-	if err != nil {
-		return badRequest("the object has no metadata")
-	}
-	if bm.GetName() != q.name {
-		return badRequest("the name of the object (%s) does not match the name on the URL (%s)", bm.GetName(), q.name)
-	}
-	if err := checkNamespace(q, bm); err != nil {
-		return err
-	}
-	s.normalize(q.res, body)
-	u := &mutation{q: q, opts: opts, ws: ws, uid: string(bm.GetUID()),
-		desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
-			obj, err := s.trackUpdate(q.res, q.subresource, old, body.DeepCopyObject(), opts.manager)
-			if err != nil {
-				return obj, err
-			}
-			return subresourceOnly(q.subresource, old, obj), nil
-		}}
-	res, err := s.guaranteedUpdate(r.Context(), u)
-	if err != nil {
-		return err
-	}
-	respond(w, ws, res.code, res.raw)
-	return nil
+	return serveWrite(s, w, r, parseUpdateOptions, func(opts *writeOptions, ws *warnings) (*writeResult, error) {
+		body, err := s.decodeBody(r, q.res, opts.validation, ws)
+		if err != nil {
+			return nil, err
+		}
+		bm, err := apimeta.Accessor(body)
+		if err != nil {
+			return nil, badRequest("the object has no metadata")
+		}
+		if bm.GetName() != q.name {
+			return nil, badRequest("the name of the object (%s) does not match the name on the URL (%s)", bm.GetName(), q.name)
+		}
+		if err := checkNamespace(q, bm); err != nil {
+			return nil, err
+		}
+		s.normalize(q.res, body)
+		return s.guaranteedUpdate(r.Context(), &mutation{q: q, opts: opts, ws: ws, uid: string(bm.GetUID()),
+			desired: func(old runtime.Object, _ *kv.Object) (runtime.Object, error) {
+				obj, err := s.trackUpdate(q.res, q.subresource, old, body.DeepCopyObject(), opts.manager)
+				if err != nil {
+					return obj, err
+				}
+				return subresourceOnly(q.subresource, old, obj), nil
+			}})
+	})
 }
 
 // mutation is one read-modify-write of an object.

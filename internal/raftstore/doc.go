@@ -3,8 +3,9 @@
 // WAL records of raw JSON objects, the in-memory object store ordered by key,
 // the change feed that serves watches, write proposals, consistent reads
 // (read-index), membership (join) and their metrics (metrics.go; hashicorp/raft's
-// own go-metrics bridged in gometrics.go). It is the only package that imports
-// hashicorp/raft; everything it hands out is a kv value.
+// own go-metrics bridged in gometrics.go). Its sentinel errors, and the HTTP
+// codes the internal API answers them with, are in errors.go. It is the only
+// package that imports hashicorp/raft; everything it hands out is a kv value.
 //
 // Concurrency: a Store is safe for concurrent use. The FSM is driven by
 // raft's single apply goroutine; readers never block it for longer than a
