@@ -15,4 +15,8 @@
 // Both run on the leader only, in the controller manager's term, from the
 // term's CSR informer; each has its own work queue and workers and stops
 // when the term's context ends (Run returns once its workers have).
+//
+// Concurrency: no locks of their own; the queues and the informer's cache
+// are client-go's, safe for concurrent use, and each request is synced by
+// one worker at a time.
 package csr

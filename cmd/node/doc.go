@@ -1,0 +1,8 @@
+// Command node runs one litek8s member. With no flags it starts a
+// single-member cluster with its data in ./data and the API on
+// https://127.0.0.1:6443, and prints where the admin kubeconfig is.
+//
+// Configuration comes from flags, LITEK8S_* environment variables (for
+// example LITEK8S_DATA_DIR) and an optional config file (--config), in that
+// order of precedence.
+package main
