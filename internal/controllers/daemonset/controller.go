@@ -78,11 +78,8 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 		},
 		DeleteFunc: func(any) { c.enqueueAll() },
 	})
-	kc.Informers.Pods().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.addPod,
-		UpdateFunc: kit.OnUpdate(c.updatePod),
-		DeleteFunc: c.deletePod,
-	})
+	kc.Informers.Pods().AddEventHandler((&workload.PodEvents{Owner: c.owner, Orphan: c.enqueueMatching,
+		Created: c.creates.CreationObserved, Deleted: c.deletes.DeletionObserved, Enqueue: c.loop.Queue.Add}).Handler())
 	return c
 }
 
@@ -130,53 +127,4 @@ func (c *controller) owner(pod *corev1.Pod) string {
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
 	dss, _ := c.dsLister.DaemonSets(pod.Namespace).List(labels.Everything())
 	workload.EnqueueSelecting(dss, func(ds *appsv1.DaemonSet) *metav1.LabelSelector { return ds.Spec.Selector }, pod.Labels, c.loop.Enqueue)
-}
-
-func (c *controller) addPod(obj any) {
-	pod := obj.(*corev1.Pod)
-	if pod.DeletionTimestamp != nil {
-		c.deletePod(pod) // a restarted informer can list a pod being deleted
-		return
-	}
-	if key := c.owner(pod); key != "" {
-		c.creates.CreationObserved(key)
-		c.loop.Queue.Add(key)
-		return
-	}
-	if metav1.GetControllerOfNoCopy(pod) == nil {
-		c.enqueueMatching(pod)
-	}
-}
-
-func (c *controller) updatePod(o, p *corev1.Pod) {
-	if p.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
-		c.deletePod(p) // deleted gracefully: its deletion is under way
-		return
-	}
-	if key := c.owner(o); key != "" && !sameController(o, p) {
-		c.loop.Queue.Add(key)
-	}
-	if key := c.owner(p); key != "" {
-		c.loop.Queue.Add(key)
-		return
-	}
-	if metav1.GetControllerOfNoCopy(p) == nil && (!labels.Equals(o.Labels, p.Labels) || !sameController(o, p)) {
-		c.enqueueMatching(p)
-	}
-}
-
-func (c *controller) deletePod(obj any) {
-	pod, ok := kit.Tombstone[*corev1.Pod](obj)
-	if !ok {
-		return
-	}
-	if key := c.owner(pod); key != "" {
-		c.deletes.DeletionObserved(key, pod.Namespace+"/"+pod.Name)
-		c.loop.Queue.Add(key)
-	}
-}
-
-func sameController(a, b *corev1.Pod) bool {
-	ra, rb := metav1.GetControllerOfNoCopy(a), metav1.GetControllerOfNoCopy(b)
-	return (ra == nil) == (rb == nil) && (ra == nil || ra.UID == rb.UID)
 }

@@ -9,7 +9,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -79,11 +78,8 @@ func newController(kc *kit.Context, cfg Config, src *source) *controller {
 			}
 		},
 	})
-	kc.Informers.Pods().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    c.addPod,
-		UpdateFunc: kit.OnUpdate(c.updatePod),
-		DeleteFunc: c.deletePod,
-	})
+	kc.Informers.Pods().AddEventHandler((&workload.PodEvents{Owner: c.owner, Orphan: c.enqueueMatching,
+		Created: c.exp.CreationObserved, Deleted: c.exp.DeletionObserved, Enqueue: c.loop.Queue.Add}).Handler())
 	return c
 }
 
@@ -111,53 +107,4 @@ func (c *controller) owner(pod *corev1.Pod) string {
 func (c *controller) enqueueMatching(pod *corev1.Pod) {
 	rss, _ := c.src.list(pod.Namespace)
 	workload.EnqueueSelecting(rss, func(rs *appsv1.ReplicaSet) *metav1.LabelSelector { return rs.Spec.Selector }, pod.Labels, c.loop.Enqueue)
-}
-
-func (c *controller) addPod(obj any) {
-	pod := obj.(*corev1.Pod)
-	if pod.DeletionTimestamp != nil {
-		c.deletePod(pod) // a restarted informer can list a pod being deleted
-		return
-	}
-	if key := c.owner(pod); key != "" {
-		c.exp.CreationObserved(key)
-		c.loop.Queue.Add(key)
-		return
-	}
-	if metav1.GetControllerOfNoCopy(pod) == nil {
-		c.enqueueMatching(pod)
-	}
-}
-
-func (c *controller) updatePod(o, p *corev1.Pod) {
-	if p.DeletionTimestamp != nil && o.DeletionTimestamp == nil {
-		c.deletePod(p) // deleted gracefully: it no longer counts
-		return
-	}
-	if key := c.owner(o); key != "" && !sameController(o, p) {
-		c.loop.Queue.Add(key)
-	}
-	if key := c.owner(p); key != "" {
-		c.loop.Queue.Add(key)
-		return
-	}
-	if metav1.GetControllerOfNoCopy(p) == nil && (!labels.Equals(o.Labels, p.Labels) || !sameController(o, p)) {
-		c.enqueueMatching(p)
-	}
-}
-
-func (c *controller) deletePod(obj any) {
-	pod, ok := kit.Tombstone[*corev1.Pod](obj)
-	if !ok {
-		return
-	}
-	if key := c.owner(pod); key != "" {
-		c.exp.DeletionObserved(key, pod.Namespace+"/"+pod.Name)
-		c.loop.Queue.Add(key)
-	}
-}
-
-func sameController(a, b *corev1.Pod) bool {
-	ra, rb := metav1.GetControllerOfNoCopy(a), metav1.GetControllerOfNoCopy(b)
-	return (ra == nil) == (rb == nil) && (ra == nil || ra.UID == rb.UID)
 }
