@@ -5,29 +5,18 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 
 	"github.com/litek8s/litek8s/internal/api/discovery"
+	"github.com/litek8s/litek8s/internal/api/golden"
 	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
-// goldenDir holds real kube-apiserver 1.37 responses (see its README).
-const goldenDir = "testdata/golden/kube-1.37/"
-
-// readGolden returns a golden file.
-func readGolden(tb testing.TB, name string) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(goldenDir, name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
+// readGolden returns a capture of internal/api/testdata/golden.
+var readGolden = golden.Read
 
 // unservedSubresources are the subresources kube announces that litek8s
 // does not serve (yet): discovery must not announce them.

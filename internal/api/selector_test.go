@@ -3,7 +3,6 @@ package api
 import (
 	"maps"
 	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -147,10 +146,7 @@ func BenchmarkDeriveFields(b *testing.B) {
 	for _, c := range []struct{ resource, file string }{
 		{"pods", "pod-post.json"}, {"events", "event-post.json"}, {"nodes", "node-post.json"},
 	} {
-		raw, err := os.ReadFile(filepath.Join(goldenDir, "objects", c.file))
-		if err != nil {
-			b.Fatal(err)
-		}
+		raw := readGolden(b, filepath.Join("objects", c.file))
 		fs := registry.FieldsFor(c.resource)
 		b.Run(c.resource, func(b *testing.B) {
 			b.ReportAllocs()

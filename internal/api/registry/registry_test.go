@@ -1,24 +1,14 @@
 package registry
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/litek8s/litek8s/internal/api/golden"
 )
 
-// goldenDir holds real kube-apiserver 1.37 responses (see its README).
-const goldenDir = "../testdata/golden/kube-1.37/"
-
-// readGolden returns a golden file.
-func readGolden(tb testing.TB, name string) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(goldenDir, name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
+// readGolden returns a capture of internal/api/testdata/golden.
+var readGolden = golden.Read
 
 // TestBuiltinStoreKeys: every row has its own store key and a Go type
 // registered in the scheme (request bodies decode).

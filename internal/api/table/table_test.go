@@ -4,27 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/litek8s/litek8s/internal/api/golden"
 )
 
-// goldenDir holds real kube-apiserver 1.37 responses (see its README).
-const goldenDir = "../testdata/golden/kube-1.37/"
-
-// readGolden returns a golden file.
-func readGolden(tb testing.TB, name string) []byte {
-	tb.Helper()
-	b, err := os.ReadFile(filepath.Join(goldenDir, name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
+// readGolden returns a capture of internal/api/testdata/golden.
+var readGolden = golden.Read
 
 // goldenNow returns the Date header of a golden response: the clock at which
 // kube rendered the Table's ages (to the second).
