@@ -120,19 +120,31 @@ func joinToken(t *testing.T, dataDir string) string {
 // seed; it is closed on cleanup (before the cluster's goroutine check).
 func startJoiner(t *testing.T, c *membertest.Cluster, id string, seed int) *member.Member {
 	t.Helper()
+	m, err := join(t, c, id, seed, joinToken(t, filepath.Dir(c.Kubeconfig(0))))
+	if err != nil {
+		t.Fatalf("start %s joining through member %d: %v", id, seed, err)
+	}
+	return m
+}
+
+// join starts a member that joins the cluster through the member at seed
+// with token; it is closed on cleanup (before the cluster's goroutine
+// check).
+func join(t *testing.T, c *membertest.Cluster, id string, seed int, token string) (*member.Member, error) {
+	t.Helper()
 	cfg := member.DefaultConfig()
 	cfg.ID, cfg.DataDir = id, filepath.Join(t.TempDir(), id)
 	cfg.APIAddr, cfg.Store.RaftAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg.Store.CommitTimeout = 5 * time.Millisecond
 	cfg.Store.SnapshotInterval = time.Hour
-	cfg.Join, cfg.JoinToken = c.URL(seed), joinToken(t, filepath.Dir(c.Kubeconfig(0)))
+	cfg.Join, cfg.JoinToken = c.URL(seed), token
 	m, err := member.Start(t.Context(), cfg)
 	if err != nil {
-		t.Fatalf("start %s joining through member %d: %v", id, seed, err)
+		return nil, err
 	}
 	t.Cleanup(func() { m.Close() })
-	return m
+	return m, nil
 }
 
 // silentListener accepts connections and never answers (a paused

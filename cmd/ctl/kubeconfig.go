@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"time"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
@@ -12,17 +14,24 @@ import (
 )
 
 func newKubeconfigCmd(o *options) *cobra.Command {
-	return &cobra.Command{
-		Use:   "kubeconfig",
-		Short: "print an admin kubeconfig for the member asked (YAML; JSON with -o json)",
-		Args:  cobra.NoArgs,
+	var ttl time.Duration
+	cmd := &cobra.Command{
+		Use: "kubeconfig [--ttl 8760h]",
+		Short: "print a new admin kubeconfig for the member asked (YAML; JSON with -o json): a client certificate " +
+			"of the cluster CA for litek8s-admin in system:masters",
+		Example: "  ctl kubeconfig --ttl 24h > admin.kubeconfig",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := o.client()
 			if err != nil {
 				return err
 			}
 			var kc []byte
-			if err := c.get(cmd.Context(), c.base, adminapi.PathKubeconfig, &kc); err != nil {
+			path := adminapi.PathKubeconfig
+			if ttl > 0 {
+				path += "?ttl=" + url.QueryEscape(ttl.String())
+			}
+			if err := c.get(cmd.Context(), c.base, path, &kc); err != nil {
 				return err
 			}
 			if o.output() == outputJSON {
@@ -40,4 +49,6 @@ func newKubeconfigCmd(o *options) *cobra.Command {
 			return err
 		},
 	}
+	cmd.Flags().DurationVar(&ttl, "ttl", 0, "how long the certificate is valid (default a year)")
+	return cmd
 }

@@ -104,8 +104,8 @@ func newRestoreCmd(o *options) *cobra.Command {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "start the member with --id %s --data-dir %s; "+
-				"its admin token is %s, its kubeconfig %s once it runs\n", id, dataDir,
-				filepath.Join(dataDir, "tls", "admin-token"), filepath.Join(dataDir, "kubeconfig"))
+				"its join token is in %s, its admin kubeconfig at %s once it runs\n", id, dataDir,
+				filepath.Join(dataDir, "tls", "join-token"), filepath.Join(dataDir, "kubeconfig"))
 			return err
 		},
 	}
@@ -113,7 +113,7 @@ func newRestoreCmd(o *options) *cobra.Command {
 	cmd.Flags().StringVar(&id, "id", "", "ID of the member that will start on it")
 	cmd.Flags().StringVar(&raftAddr, "raft-addr", raftstore.DefaultConfig().RaftAddr,
 		"that member's Raft address (it corrects it once it leads)")
-	cmd.Flags().StringVar(&adminToken, "admin-token", "", "admin token of the new cluster (default: a random one)")
+	cmd.Flags().StringVar(&adminToken, "admin-token", "", "admin token of the new cluster (default: none; the member keeps only its hash)")
 	cmd.Flags().StringVar(&joinToken, "join-token", "", "join token of the new cluster (default: a random one)")
 	cmd.MarkFlagRequired("data-dir")
 	cmd.MarkFlagRequired("id")

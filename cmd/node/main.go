@@ -67,7 +67,9 @@ func run(args []string) error {
 		return err
 	}
 	fmt.Printf("litek8s member %s serving %s (raft %s), %s\n", cfg.ID, m.URL(), m.Store().RaftAddr(), version.Get().Version)
-	fmt.Printf("kubeconfig: %s\n", m.Kubeconfig())
+	if m.Kubeconfig() != "" {
+		fmt.Printf("kubeconfig: %s\n", m.Kubeconfig())
+	}
 	stopLabel, stopPruner := func() {}, func() {}
 	if key := v.GetString("leader-label"); key != "" {
 		if stopLabel, err = own.startPodLabel(ctx, key, m, cfg.Logger); err != nil {
@@ -110,7 +112,9 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("ca-hash", "", "sha256:<hex> of the cluster CA (members log it): a first join verifies the member it joins through with it")
 	fs.String("ca-cert-file", "", "PEM CA certificate of a cluster this member bootstraps, with --ca-key-file (default: a new CA); joiners receive the cluster's")
 	fs.String("ca-key-file", "", "PEM private key of --ca-cert-file")
-	fs.String("admin-token", "", "admin token of a cluster this member bootstraps (default: a random one, in <data-dir>/tls/admin-token)")
+	fs.String("admin-token", "", "admin token of a cluster this member bootstraps (default: none; members keep only its hash, tls/admin-token.sha256)")
+	fs.String("write-kubeconfig", "", "where to write an admin kubeconfig (a client certificate of the cluster CA, valid a year) at start "+
+		"(default <data-dir>/kubeconfig; \""+member.NoKubeconfig+"\": nowhere)")
 	fs.Bool("nonvoter", false, "join without a vote (serves reads, never counts for a quorum)")
 	fs.Int("bootstrap-expect", 0, "form a new cluster once this many fresh members among --peers are reachable (exactly one bootstraps, the others join it)")
 	fs.StringSlice("peers", nil, "API URLs of the other members (with --bootstrap-expect; a restarted member checks it is in their cluster)")
@@ -187,6 +191,7 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.Join = v.GetString("join")
 	cfg.JoinToken = v.GetString("join-token")
 	cfg.AdminToken = v.GetString("admin-token")
+	cfg.WriteKubeconfig = v.GetString("write-kubeconfig")
 	cfg.CAHash = v.GetString("ca-hash")
 	for _, f := range []struct {
 		flag string

@@ -192,26 +192,6 @@ func (s *Server) impersonate(ctx context.Context, u *auth.User, h http.Header) (
 	return out, nil
 }
 
-// relayUser makes a request this member forwards to the leader carry its
-// user, for the leader to authorize again (it believes the headers from a
-// member certificate only).
-func relayUser(out *http.Request, u *auth.User) {
-	for _, h := range []string{auth.RemoteUserHeader, auth.RemoteUIDHeader, auth.RemoteGroupHeader,
-		"Impersonate-User", "Impersonate-Group", "Impersonate-Uid"} {
-		out.Header.Del(h)
-	}
-	if u == nil {
-		return
-	}
-	out.Header.Set(auth.RemoteUserHeader, u.Name)
-	if u.UID != "" {
-		out.Header.Set(auth.RemoteUIDHeader, u.UID)
-	}
-	for _, g := range u.Groups {
-		out.Header.Add(auth.RemoteGroupHeader, g)
-	}
-}
-
 // policyCache holds the RBAC policy of the stored objects, rebuilt when
 // one of their tables changed.
 type policyCache struct {

@@ -38,7 +38,7 @@ func newForwarder(store Store, rt http.RoundTripper, wait time.Duration,
 			pr.SetURL(pr.In.Context().Value(leaderKey{}).(*url.URL))
 			pr.Out.Host = pr.In.Host
 			pr.Out.Header.Set(forwardedHeader, "1")
-			relayUser(pr.Out, auth.UserFrom(pr.In.Context()))
+			auth.RelayUser(pr.Out.Header, auth.UserFrom(pr.In.Context()))
 		},
 		// A leader that could not be dialled got nothing: the write was not
 		// made, and the client may send it again (503, Retry-After). A

@@ -3,7 +3,9 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/litek8s/litek8s/internal/auth"
@@ -28,6 +30,19 @@ func (s *Server) EnsureDefaultPolicy(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// EnsureObject creates obj, of the built-in resource apiVersion/resource,
+// unless something is stored at its namespace and name: a leader's
+// seeding (the member records its bootstrap join token with it). Leader
+// only.
+func (s *Server) EnsureObject(ctx context.Context, apiVersion, resource string, obj runtime.Object) error {
+	res := s.registry().Lookup(apiVersion, resource)
+	m, err := meta.Accessor(obj)
+	if res == nil || err != nil {
+		return fmt.Errorf("api: cannot ensure a %s %s (%v)", apiVersion, resource, err)
+	}
+	return s.ensure(ctx, &request{res: res, namespace: m.GetNamespace(), name: m.GetName()}, obj)
 }
 
 // ensure creates obj at q through admission unless something is stored

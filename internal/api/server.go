@@ -18,8 +18,13 @@ import (
 
 // Config configures a Server. Start from DefaultConfig.
 type Config struct {
-	// Token is the admin token: its holder is in system:masters.
+	// Token is the loopback token: the member's own clients (its
+	// controllers) are auth.LoopbackUser in system:masters with it. It
+	// lives only in memory.
 	Token string
+	// AdminTokenHash verifies the admin token (auth.HashToken); empty:
+	// no admin token.
+	AdminTokenHash string
 	// Tokens are the users of a static token file (token → user).
 	Tokens map[string]*auth.User
 	// ServiceAccounts signs the tokens of the serviceaccounts/token
@@ -142,7 +147,7 @@ func New(cfg Config, store Store) (*Server, error) {
 	}
 	s.codecs = newCodecs(s.scheme)
 	s.fwd = newForwarder(store, cfg.PeerTransport, cfg.LeaderWait, s.writeError)
-	s.authn = &auth.Authenticator{AdminToken: cfg.Token, Tokens: cfg.Tokens, ServiceAccounts: cfg.ServiceAccounts,
+	s.authn = &auth.Authenticator{LoopbackToken: cfg.Token, AdminTokenHash: cfg.AdminTokenHash, Tokens: cfg.Tokens, ServiceAccounts: cfg.ServiceAccounts,
 		MemberOrg: cfg.MemberOrg, Anonymous: cfg.Anonymous, AnonymousPaths: publicPaths}
 	if sa := cfg.ServiceAccounts; sa != nil {
 		if sa.Lookup == nil {

@@ -23,10 +23,35 @@ const (
 	RemoteGroupHeader = "X-Litek8s-Remote-Group"
 )
 
+// RelayUser makes a request a member relays to the leader carry its user
+// u, for the leader to authorize again (it believes the headers from a
+// member certificate only); any such headers the client sent are dropped.
+func RelayUser(h http.Header, u *User) {
+	for _, k := range []string{RemoteUserHeader, RemoteUIDHeader, RemoteGroupHeader,
+		"Impersonate-User", "Impersonate-Group", "Impersonate-Uid"} {
+		h.Del(k)
+	}
+	if u == nil {
+		return
+	}
+	h.Set(RemoteUserHeader, u.Name)
+	if u.UID != "" {
+		h.Set(RemoteUIDHeader, u.UID)
+	}
+	for _, g := range u.Groups {
+		h.Add(RemoteGroupHeader, g)
+	}
+}
+
 // Authenticator tells who made a request.
 type Authenticator struct {
-	// AdminToken authenticates AdminUser in system:masters.
-	AdminToken string
+	// AdminTokenHash (HashToken) verifies the admin token, which
+	// authenticates AdminUser in system:masters; empty: no admin token.
+	AdminTokenHash string
+	// LoopbackToken authenticates LoopbackUser in system:masters: the
+	// member's own clients (its controllers). Random for each process and
+	// never written anywhere (kube-apiserver's loopback token).
+	LoopbackToken string
 	// Tokens are the static tokens (a token file): token → user.
 	Tokens map[string]*User
 	// ServiceAccounts verifies ServiceAccount tokens (nil: none).
@@ -97,7 +122,10 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, tok string, audie
 		}
 		own = both
 	}
-	if a.AdminToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(a.AdminToken)) == 1 {
+	if a.LoopbackToken != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(a.LoopbackToken)) == 1 {
+		return loopbackUser, own, nil
+	}
+	if TokenMatches(tok, a.AdminTokenHash) {
 		return adminUser, own, nil
 	}
 	if u, ok := a.Tokens[tok]; ok {
@@ -111,7 +139,10 @@ func (a *Authenticator) AuthenticateToken(ctx context.Context, tok string, audie
 	return nil, nil, ErrUnauthorized
 }
 
-var adminUser = &User{Name: AdminUser, Groups: []string{GroupMasters, GroupAuthenticated}}
+var (
+	adminUser    = &User{Name: AdminUser, Groups: []string{GroupMasters, GroupAuthenticated}}
+	loopbackUser = &User{Name: LoopbackUser, Groups: []string{GroupMasters, GroupAuthenticated}}
+)
 
 // bearer returns the request's bearer token.
 func bearer(r *http.Request) (string, bool) {

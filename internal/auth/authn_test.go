@@ -109,7 +109,7 @@ func TestAuthenticate(t *testing.T) {
 	now := time.Now()
 	sa := newSATokens(t, &now, map[string]string{"a/bot": "u"})
 	satok, _, _ := sa.Issue("a", "bot", "u", nil, time.Hour)
-	a := &Authenticator{AdminToken: "admin", Tokens: map[string]*User{"static": {Name: "s", Groups: []string{GroupAuthenticated}}},
+	a := &Authenticator{AdminTokenHash: HashToken("admin"), LoopbackToken: "loopback", Tokens: map[string]*User{"static": {Name: "s", Groups: []string{GroupAuthenticated}}},
 		ServiceAccounts: sa, MemberOrg: "litek8s:members", Anonymous: true, AnonymousPaths: []string{"/readyz"}}
 	req := func(token string, cert *x509.Certificate, hdr ...string) *User {
 		r := httptest.NewRequest("GET", "/api/v1/pods", nil)
@@ -130,6 +130,12 @@ func TestAuthenticate(t *testing.T) {
 	}
 	if u := req("admin", nil); u == nil || !u.InGroup(GroupMasters) {
 		t.Errorf("admin token: %+v", u)
+	}
+	if u := req(HashToken("admin"), nil); u != nil {
+		t.Errorf("the admin token's hash authenticated: %+v", u)
+	}
+	if u := req("loopback", nil); u == nil || u.Name != LoopbackUser || !u.InGroup(GroupMasters) {
+		t.Errorf("loopback token: %+v", u)
 	}
 	if u := req("static", nil); u == nil || u.Name != "s" {
 		t.Errorf("static token: %+v", u)

@@ -46,14 +46,29 @@ func BenchmarkAuthorize(b *testing.B) {
 	}
 }
 
-// BenchmarkAuthenticateAdminToken is every admin request's authentication.
+// BenchmarkAuthenticateAdminToken is every admin request's authentication
+// (against the token's hash).
 func BenchmarkAuthenticateAdminToken(b *testing.B) {
-	a := &Authenticator{AdminToken: "0123456789abcdef0123456789abcdef0123456789abcdef", Anonymous: true}
+	a := &Authenticator{AdminTokenHash: HashToken("0123456789abcdef0123456789abcdef0123456789abcdef"), Anonymous: true}
 	r := httptest.NewRequest("GET", "/api/v1/pods", nil)
 	r.Header.Set("Authorization", "Bearer 0123456789abcdef0123456789abcdef0123456789abcdef")
 	b.ReportAllocs()
 	for b.Loop() {
 		if u, err := a.Authenticate(context.Background(), r); err != nil || u != adminUser {
+			b.Fatal(u, err)
+		}
+	}
+}
+
+// BenchmarkAuthenticateLoopbackToken is every controller request's
+// authentication.
+func BenchmarkAuthenticateLoopbackToken(b *testing.B) {
+	a := &Authenticator{LoopbackToken: "0123456789abcdef0123456789abcdef0123456789abcdef", Anonymous: true}
+	r := httptest.NewRequest("GET", "/api/v1/pods", nil)
+	r.Header.Set("Authorization", "Bearer 0123456789abcdef0123456789abcdef0123456789abcdef")
+	b.ReportAllocs()
+	for b.Loop() {
+		if u, err := a.Authenticate(context.Background(), r); err != nil || u != loopbackUser {
 			b.Fatal(u, err)
 		}
 	}

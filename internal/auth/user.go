@@ -15,6 +15,9 @@ const (
 	// AdminUser is who holds the admin token (kube's kubeadm calls its
 	// admin "kubernetes-admin").
 	AdminUser = "litek8s-admin"
+	// LoopbackUser is who the member's own clients (its controllers) are,
+	// as kube-apiserver's loopback client.
+	LoopbackUser = "system:apiserver"
 	// serviceAccountPrefix starts every ServiceAccount's user name:
 	// system:serviceaccount:<namespace>:<name>.
 	serviceAccountPrefix = "system:serviceaccount:"

@@ -7,7 +7,7 @@ import (
 )
 
 // Forwarder relays a request a follower got to the leader and relays the
-// answer back, with the caller's credentials.
+// answer back, with the caller's headers (its bearer token).
 type Forwarder struct {
 	// Header marks a relayed request (its value is From): a member that
 	// gets one but does not lead must not relay it again (Relayed).
@@ -17,6 +17,10 @@ type Forwarder struct {
 	Transport http.RoundTripper
 	// OnError answers when the leader at leaderURL cannot be reached.
 	OnError func(w http.ResponseWriter, leaderURL string, err error)
+	// Prepare, when set, changes the outgoing request (e.g. to carry the
+	// user the follower authenticated: a client certificate does not
+	// travel with the request).
+	Prepare func(out *http.Request)
 }
 
 // Relayed reports whether another member relayed r here.
@@ -34,6 +38,9 @@ func (f Forwarder) Forward(w http.ResponseWriter, r *http.Request, leaderURL str
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.Header.Set(f.Header, f.From)
+			if f.Prepare != nil {
+				f.Prepare(pr.Out)
+			}
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			f.OnError(w, leaderURL, err)

@@ -8,10 +8,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/httpx"
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/member/adminapi"
@@ -124,7 +124,8 @@ func (m *Member) toLeader(w http.ResponseWriter, r *http.Request, wait bool) (ha
 		OnError: func(w http.ResponseWriter, leader string, err error) {
 			httpx.WriteJSON(w, http.StatusBadGateway, adminapi.Error{Error: fmt.Sprintf(
 				"member %s: relaying to the leader at %s: %v", m.cfg.ID, leader, err)})
-		}}
+		},
+		Prepare: func(out *http.Request) { auth.RelayUser(out.Header, auth.UserFrom(r.Context())) }}
 	if fwd.Relayed(r) {
 		return true, fmt.Errorf("member: relayed to %s, which no longer leads: %w", m.cfg.ID, kv.ErrNoLeader)
 	}
@@ -285,12 +286,21 @@ func (m *Member) serveTransfer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// serveKubeconfig answers with the admin kubeconfig this member wrote at
-// start (its own URL, the cluster CA, the admin token).
+// serveKubeconfig answers with a new admin kubeconfig for this member (its
+// own URL, the cluster CA, a client certificate of auth.AdminUser in
+// system:masters valid for ?ttl=, a year by default).
 func (m *Member) serveKubeconfig(w http.ResponseWriter, r *http.Request) error {
-	b, err := os.ReadFile(m.kubeconfig)
+	ttl := AdminKubeconfigTTL
+	if q := r.URL.Query().Get("ttl"); q != "" {
+		d, err := time.ParseDuration(q)
+		if err != nil || d < time.Minute {
+			return httpx.Errorf(http.StatusBadRequest, "ttl %q: want a duration of a minute or more", q)
+		}
+		ttl = d
+	}
+	b, err := adminKubeconfig(m.url, m.sec, ttl)
 	if err != nil {
-		return fmt.Errorf("member: read kubeconfig: %w", err)
+		return err
 	}
 	w.Header().Set("Content-Type", "application/yaml")
 	w.Write(b)

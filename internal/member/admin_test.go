@@ -12,7 +12,6 @@ import (
 
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/member/adminapi"
-	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
@@ -44,11 +43,7 @@ func admin(t *testing.T, c *membertest.Cluster, a adminCall) (int, []byte) {
 	}
 	switch a.token {
 	case "":
-		sec, _, err := datadir.LoadSecrets(c.Config(0).DataDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Authorization", "Bearer "+sec.Token)
+		req.Header.Set("Authorization", "Bearer "+c.Token())
 	case "-":
 	default:
 		req.Header.Set("Authorization", "Bearer "+a.token)

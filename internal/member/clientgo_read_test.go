@@ -22,18 +22,13 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
-	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
 // restConfig is member i's client configuration (see start).
 func restConfig(t *testing.T, c *membertest.Cluster, i int) *rest.Config {
 	t.Helper()
-	sec, _, err := datadir.LoadSecrets(c.Config(i).DataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &rest.Config{Host: c.Member(i).URL(), BearerToken: sec.Token, Transport: c.Transport(i),
+	return &rest.Config{Host: c.Member(i).URL(), BearerToken: c.Token(), Transport: c.Transport(i),
 		QPS: 1000, Burst: 1000, Timeout: 20 * time.Second}
 }
 

@@ -125,7 +125,7 @@ func newGoldenClient(t *testing.T, tweak func(*member.Config)) *goldenClient {
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, DisableCompression: true,
 		TLSNextProto: map[string]func(string, *tls.Conn) http.RoundTripper{}} // HTTP/1.1 only
 	t.Cleanup(tr.CloseIdleConnections)
-	return &goldenClient{c: c, base: c.Member(0).URL(), token: sec.Token, http: &http.Client{Transport: tr}}
+	return &goldenClient{c: c, base: c.Member(0).URL(), token: c.Token(), http: &http.Client{Transport: tr}}
 }
 
 // exchange is one golden capture replayed against litek8s.

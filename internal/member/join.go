@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -44,7 +43,7 @@ func fetchSecrets(ctx context.Context, dial dialFunc, seed, token, caHash string
 	for {
 		raw, err := raftstore.FetchSecrets(ctx, c, seed, token)
 		if err == nil {
-			if err := json.Unmarshal(raw, &s); err != nil {
+			if s, err = datadir.Unmarshal(raw); err != nil {
 				return s, fmt.Errorf("member: join secrets from %s: %w", seed, err)
 			}
 			return s, nil

@@ -4,13 +4,26 @@ import (
 	"encoding/base64"
 	"fmt"
 	"os"
+	"time"
 
+	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/member/datadir"
 )
 
-// writeKubeconfig writes an admin kubeconfig for server to path.
-func writeKubeconfig(path, server string, s datadir.Secrets) error {
-	cfg := fmt.Sprintf(`apiVersion: v1
+// AdminKubeconfigTTL is how long the client certificate of an admin
+// kubeconfig is valid (kubeadm's admin.conf: a year).
+const AdminKubeconfigTTL = 365 * 24 * time.Hour
+
+// adminKubeconfig is a kubeconfig for server whose user is auth.AdminUser
+// in system:masters, by a client certificate of the cluster CA valid for
+// ttl: no token, so a member need not hold the admin token to hand one out.
+func adminKubeconfig(server string, s datadir.Secrets, ttl time.Duration) ([]byte, error) {
+	cert, key, err := s.ClientCert(auth.AdminUser, []string{auth.GroupMasters}, ttl)
+	if err != nil {
+		return nil, err
+	}
+	b64 := base64.StdEncoding.EncodeToString
+	return fmt.Appendf(nil, `apiVersion: v1
 kind: Config
 clusters:
 - name: litek8s
@@ -18,15 +31,24 @@ clusters:
     server: %s
     certificate-authority-data: %s
 users:
-- name: admin
+- name: %s
   user:
-    token: %s
+    client-certificate-data: %s
+    client-key-data: %s
 contexts:
 - name: litek8s
   context:
     cluster: litek8s
-    user: admin
+    user: %[3]s
 current-context: litek8s
-`, server, base64.StdEncoding.EncodeToString(s.CACert), s.Token)
-	return os.WriteFile(path, []byte(cfg), 0o600)
+`, server, b64(s.CACert), auth.AdminUser, b64(cert), b64(key)), nil
+}
+
+// writeKubeconfig writes an admin kubeconfig for server to path.
+func writeKubeconfig(path, server string, s datadir.Secrets) error {
+	b, err := adminKubeconfig(server, s, AdminKubeconfigTTL)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
 }

@@ -45,9 +45,14 @@ type Config struct {
 	// CAHash ("sha256:<hex>"), when set, makes a first join verify the
 	// member it joins through against the cluster CA with that hash.
 	CAHash string
-	// AdminToken is the admin token of a cluster this member bootstraps (a
-	// random one when empty). Joiners receive the cluster's.
+	// AdminToken is the admin token of a cluster this member bootstraps
+	// (none when empty: clients use the client certificates of the admin
+	// kubeconfigs). Members keep only its hash; joiners receive the hash.
 	AdminToken string
+	// WriteKubeconfig is where the member writes an admin kubeconfig (a
+	// client certificate of the cluster CA) at start: empty is
+	// <DataDir>/kubeconfig, NoKubeconfig nowhere.
+	WriteKubeconfig string
 	// CACert and CAKey (PEM, both or neither) are the CA of a cluster this
 	// member bootstraps: a Helm chart that generates it at install can
 	// give clients the CA to verify members with. Empty: a new one.
@@ -93,6 +98,9 @@ type Config struct {
 	Dial   func(ctx context.Context, network, address string) (net.Conn, error)
 	Logger *slog.Logger
 }
+
+// NoKubeconfig as Config.WriteKubeconfig writes no kubeconfig.
+const NoKubeconfig = "none"
 
 // DefaultConfig returns the configuration of `node` with no flags.
 func DefaultConfig() Config {
@@ -141,6 +149,7 @@ type Member struct {
 	url        string
 	dial       dialFunc // to other members
 	kubeconfig string
+	sec        datadir.Secrets
 	version    string // the litek8s version /admin/v1/status reports
 	metrics    *prometheus.Registry
 	metricsSrv *http.Server // the metrics-only listener's; nil when off
@@ -197,6 +206,11 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err != nil {
 		return nil, err
 	}
+	m.sec = sec
+	loopback, err := loopbackToken()
+	if err != nil {
+		return nil, err
+	}
 	if !fresh {
 		if err := m.checkCluster(ctx, sec.ClusterID()); err != nil {
 			return nil, err
@@ -216,14 +230,18 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err := m.openStore(sec, pool, cert, peerTransport, fresh && join == ""); err != nil {
 		return nil, err
 	}
-	if err := m.startAPI(sec, apiTLS(pool, cert), peerTransport); err != nil {
+	if err := m.startAPI(sec, loopback, apiTLS(pool, cert), peerTransport); err != nil {
 		return nil, err
 	}
 	if err := m.startMetrics(); err != nil {
 		return nil, err
 	}
-	m.log.Info("members join with --join "+m.url+" --join-token <"+filepath.Join(cfg.DataDir, "tls", "join-token")+
-		"> --ca-hash "+caHashOf(sec.CACert), "cluster", sec.ClusterID())
+	tokenHint := "a join token: ctl token create"
+	if sec.JoinToken != "" {
+		tokenHint = filepath.Join(cfg.DataDir, "tls", "join-token")
+	}
+	m.log.Info("members join with --join "+m.url+" --join-token <"+tokenHint+"> --ca-hash "+caHashOf(sec.CACert),
+		"cluster", sec.ClusterID())
 	if fresh && join != "" {
 		jctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		err := m.store.Join(jctx, join)
@@ -233,7 +251,7 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 		}
 	}
 	if m.ctrl, err = controllers.New(controllers.Options{Config: cfg.Controllers, Store: m.store,
-		Leadership: m.store, API: m.api.LocalOnly(), Token: sec.Token, Resources: m.servedResources,
+		Leadership: m.store, API: m.api.LocalOnly(), Token: loopback, Resources: m.servedResources,
 		RootCA: sec.CACert, CAKey: sec.CAKey, Members: apiMembers{m.store}, Metrics: m.metrics, Logger: m.log}); err != nil {
 		return nil, err
 	}
@@ -301,7 +319,7 @@ func (m *Member) openStore(sec datadir.Secrets, pool *x509.CertPool, cert tls.Ce
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
 	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth
 	sc.SourceIP, sc.Dial = net.ParseIP(m.cfg.SourceIP), m.cfg.Dial
-	sc.JoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = sec.JoinToken, sec.Marshal, sec.ClusterID(), sec.CACert
+	sc.VerifyJoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = m.verifyJoinToken, sec.Marshal, sec.ClusterID(), sec.CACert
 	sc.Metrics = m.metrics
 	sc.Logger = m.cfg.Logger // the store adds member=<id> itself
 	var err error
@@ -309,9 +327,9 @@ func (m *Member) openStore(sec datadir.Secrets, pool *x509.CertPool, cert tls.Ce
 	return err
 }
 
-func (m *Member) startAPI(sec datadir.Secrets, tc *tls.Config, rt http.RoundTripper) error {
+func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, rt http.RoundTripper) error {
 	ac := api.DefaultConfig()
-	ac.Token, ac.Internal, ac.PeerTransport, ac.Logger = sec.Token, m.store.InternalHandler(), rt, m.log
+	ac.Token, ac.AdminTokenHash, ac.Internal, ac.PeerTransport, ac.Logger = loopback, sec.AdminTokenHash, m.store.InternalHandler(), rt, m.log
 	ac.Anonymous, ac.MemberOrg, ac.Limits = m.cfg.AnonymousAuth, datadir.MemberOrg, m.cfg.Limits
 	if f := m.cfg.TokenAuthFile; f != "" {
 		tf, err := os.Open(f)
@@ -339,9 +357,16 @@ func (m *Member) startAPI(sec datadir.Secrets, tc *tls.Config, rt http.RoundTrip
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err
 	}
-	m.kubeconfig = filepath.Join(m.cfg.DataDir, "kubeconfig")
-	if err := writeKubeconfig(m.kubeconfig, m.url, sec); err != nil {
-		return fmt.Errorf("member: write kubeconfig: %w", err)
+	switch m.kubeconfig = m.cfg.WriteKubeconfig; m.kubeconfig {
+	case "":
+		m.kubeconfig = filepath.Join(m.cfg.DataDir, "kubeconfig")
+	case NoKubeconfig:
+		m.kubeconfig = ""
+	}
+	if m.kubeconfig != "" {
+		if err := writeKubeconfig(m.kubeconfig, m.url, sec); err != nil {
+			return fmt.Errorf("member: write kubeconfig: %w", err)
+		}
 	}
 	m.srv = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tc,
 		ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
@@ -376,6 +401,9 @@ func (m *Member) bootstrapNamespaces(ctx context.Context) {
 				err = m.api.EnsureSystemPriorityClasses(ctx)
 			}
 			if err == nil {
+				err = m.recordInitialJoinToken(ctx)
+			}
+			if err == nil {
 				return
 			}
 			if !errors.Is(err, kv.ErrNotLeader) && ctx.Err() == nil {
@@ -393,7 +421,8 @@ func (m *Member) bootstrapNamespaces(ctx context.Context) {
 // URL returns the member's API URL.
 func (m *Member) URL() string { return m.url }
 
-// Kubeconfig returns the path of the member's admin kubeconfig.
+// Kubeconfig returns the path of the admin kubeconfig the member wrote
+// ("" when none: Config.WriteKubeconfig).
 func (m *Member) Kubeconfig() string { return m.kubeconfig }
 
 // Controllers returns the member's controller manager (for status and

@@ -18,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/litek8s/litek8s/internal/member"
-	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
@@ -243,14 +242,10 @@ func scrape(t *testing.T, c *membertest.Cluster, i int, api bool) (*scraped, err
 	url, client := "http://"+c.Member(i).MetricsAddr()+"/metrics", http.DefaultClient
 	req, err := http.NewRequestWithContext(t.Context(), "GET", url, nil)
 	if api {
-		sec, _, lerr := datadir.LoadSecrets(c.Config(i).DataDir)
-		if lerr != nil {
-			return nil, lerr
-		}
 		client = &http.Client{Transport: c.Transport(i)}
 		req, err = http.NewRequestWithContext(t.Context(), "GET", c.Member(i).URL()+"/metrics", nil)
 		if err == nil {
-			req.Header.Set("Authorization", "Bearer "+sec.Token)
+			req.Header.Set("Authorization", "Bearer "+c.Token())
 		}
 	}
 	if err != nil {

@@ -94,7 +94,7 @@ func TestMemberTrafficNeedsClusterCertificate(t *testing.T) {
 				{"GET", "/internal/v1/readindex"}, {"POST", "/internal/v1/join"},
 			} {
 				req, _ := http.NewRequestWithContext(t.Context(), ep.method, c.Member(0).URL()+ep.path, bytes.NewReader([]byte("{}")))
-				req.Header.Set("Authorization", "Bearer "+sec.Token) // the admin token opens no internal door
+				req.Header.Set("Authorization", "Bearer "+c.Token()) // the admin token opens no internal door
 				resp, err := cl.Do(req)
 				if err != nil {
 					if tc.ok || tc.name != "another cluster's CA" { // a certificate of an unknown CA fails the handshake

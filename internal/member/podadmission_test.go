@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/litek8s/litek8s/internal/member/membertest"
@@ -142,10 +143,19 @@ func TestPodDefaultsAndAdmission(t *testing.T) {
 		if sp.Priority == nil || *sp.Priority != 0 || sp.PreemptionPolicy == nil || *sp.PreemptionPolicy != corev1.PreemptLowerPriority {
 			t.Errorf("priority %v preemptionPolicy %v, want 0 and PreemptLowerPriority", sp.Priority, sp.PreemptionPolicy)
 		}
-		// An update without the admission fields keeps them.
-		got.Spec.Tolerations, got.Spec.Priority, got.Spec.PreemptionPolicy = nil, nil, nil
-		got.Labels = map[string]string{"updated": "yes"}
-		upd, err := cs.CoreV1().Pods(ns).Update(ctx, got, metav1.UpdateOptions{})
+		// An update without the admission fields keeps them (read again on
+		// a conflict: the leader's controllers may have written the pod).
+		var upd *corev1.Pod
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := cs.CoreV1().Pods(ns).Get(ctx, got.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Spec.Tolerations, cur.Spec.Priority, cur.Spec.PreemptionPolicy = nil, nil, nil
+			cur.Labels = map[string]string{"updated": "yes"}
+			upd, err = cs.CoreV1().Pods(ns).Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

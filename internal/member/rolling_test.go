@@ -52,7 +52,7 @@ func TestRollingRestartLosesNoWrite(t *testing.T) {
 	for j := range 3 {
 		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 		defer tr.CloseIdleConnections()
-		cs, err := kubernetes.NewForConfig(&rest.Config{Host: c.Member(j).URL(), BearerToken: sec.Token,
+		cs, err := kubernetes.NewForConfig(&rest.Config{Host: c.Member(j).URL(), BearerToken: c.Token(),
 			Transport: tr, QPS: -1, Timeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)

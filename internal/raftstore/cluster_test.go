@@ -108,7 +108,7 @@ func (c *testCluster) config(m *testMember) Config {
 	cfg.ApplyTimeout = 5 * time.Second
 	cfg.Peer = c.client
 	cfg.PeerAuth = testPeerAuth(c.token)
-	cfg.JoinToken = c.token
+	cfg.VerifyJoinToken = joinTokenIs(c.token)
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if c.tweak != nil {
 		c.tweak(&cfg)

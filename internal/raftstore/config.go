@@ -79,9 +79,10 @@ type Config struct {
 	// PeerAuth authenticates an internal call from another member (read
 	// index, join): nil error for a member. nil refuses every such call.
 	PeerAuth func(*http.Request) error
-	// JoinToken authenticates the one call a member makes before it is
-	// one: fetching JoinSecrets.
-	JoinToken string
+	// VerifyJoinToken authenticates the one call a member makes before it
+	// is one: fetching JoinSecrets (nil: nobody may). An error refuses the
+	// join with its text.
+	VerifyJoinToken func(ctx context.Context, token string) error
 	// JoinSecrets returns what a joining member receives with its
 	// membership (opaque to the store: the cluster's TLS material, tokens).
 	JoinSecrets func() ([]byte, error)

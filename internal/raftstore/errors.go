@@ -28,6 +28,12 @@ var ErrBadBackup = errors.New("raftstore: invalid backup")
 // Raft state (raft.db or snapshots/).
 var ErrDataDirInUse = errors.New("raftstore: data dir already holds Raft state")
 
+// ErrBadJoinToken is what Config.VerifyJoinToken wraps when it refuses a
+// token (unknown, expired, revoked): the joiner gets 401 with the text.
+// Any other error of it is the member's own trouble (no leader to read the
+// token's record from): the joiner retries.
+var ErrBadJoinToken = errors.New("bad join token")
+
 // ErrRefused: a member refused an internal call (bad token, bad request);
 // retrying will not help.
 var ErrRefused = errors.New("refused by the member")

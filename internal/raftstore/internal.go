@@ -3,7 +3,6 @@ package raftstore
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,8 +109,13 @@ func (s *Store) serveJoin(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Store) serveSecrets(w http.ResponseWriter, r *http.Request) error {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || s.cfg.JoinToken == "" || subtle.ConstantTimeCompare([]byte(tok), []byte(s.cfg.JoinToken)) != 1 {
+	if !ok || s.cfg.VerifyJoinToken == nil {
 		return httpx.Errorf(http.StatusUnauthorized, "the join token is not this cluster's")
+	}
+	if err := s.cfg.VerifyJoinToken(r.Context(), strings.TrimSpace(tok)); errors.Is(err, ErrBadJoinToken) {
+		return httpx.Errorf(http.StatusUnauthorized, "%s", err)
+	} else if err != nil {
+		return err
 	}
 	if s.cfg.JoinSecrets == nil {
 		return httpx.Errorf(http.StatusNotFound, "this member hands out no secrets")

@@ -225,7 +225,7 @@ func TestReadIndexerClose(t *testing.T) {
 }
 
 func TestInternalHandlerAuth(t *testing.T) {
-	s := &Store{cfg: Config{ID: "m0", ClusterID: "c1", JoinToken: "secret", PeerAuth: testPeerAuth("peer")}}
+	s := &Store{cfg: Config{ID: "m0", ClusterID: "c1", VerifyJoinToken: joinTokenIs("secret"), PeerAuth: testPeerAuth("peer")}}
 	tests := []struct {
 		name, method, path string
 		header             [2]string
@@ -235,6 +235,7 @@ func TestInternalHandlerAuth(t *testing.T) {
 		{"secrets with a wrong token", "GET", pathSecrets, [2]string{"Authorization", "Bearer nope"}, http.StatusUnauthorized},
 		{"secrets, not bearer", "GET", pathSecrets, [2]string{"Authorization", "Basic secret"}, http.StatusUnauthorized},
 		{"secrets with the join token", "GET", pathSecrets, [2]string{"Authorization", "Bearer secret"}, http.StatusNotFound}, // no JoinSecrets configured
+		{"secrets while the token cannot be checked", "GET", pathSecrets, [2]string{"Authorization", "Bearer unsure"}, http.StatusServiceUnavailable},
 		{"read index, not a member", "GET", pathReadIndex, [2]string{"Authorization", "Bearer secret"}, http.StatusForbidden},
 		{"join, not a member", "POST", pathJoin, [2]string{}, http.StatusForbidden},
 		{"join, a member", "POST", pathJoin, [2]string{"X-Test-Member", "peer"}, http.StatusBadRequest}, // empty body
@@ -253,11 +254,25 @@ func TestInternalHandlerAuth(t *testing.T) {
 			}
 		})
 	}
-	noAuth := &Store{cfg: Config{JoinToken: "secret"}}
+	noAuth := &Store{cfg: Config{VerifyJoinToken: joinTokenIs("secret")}}
 	rec := httptest.NewRecorder()
 	noAuth.InternalHandler().ServeHTTP(rec, httptest.NewRequest("GET", pathReadIndex, nil))
 	if rec.Code != http.StatusForbidden {
 		t.Errorf("read index without PeerAuth configured: %d, want 403", rec.Code)
+	}
+}
+
+// joinTokenIs is a VerifyJoinToken that takes want, answers "unsure" as a
+// member that cannot read the token's record now, and refuses the rest.
+func joinTokenIs(want string) func(context.Context, string) error {
+	return func(_ context.Context, tok string) error {
+		switch tok {
+		case want:
+			return nil
+		case "unsure":
+			return kv.ErrNoLeader
+		}
+		return fmt.Errorf("%w: not %q", ErrBadJoinToken, want)
 	}
 }
 
@@ -272,7 +287,7 @@ func TestFetchHello(t *testing.T) {
 }
 
 func TestFetchSecrets(t *testing.T) {
-	s := &Store{cfg: Config{JoinToken: "tok", JoinSecrets: func() ([]byte, error) {
+	s := &Store{cfg: Config{VerifyJoinToken: joinTokenIs("tok"), JoinSecrets: func() ([]byte, error) {
 		return []byte(`{"ca":"pem"}`), nil
 	}}}
 	srv := httptest.NewServer(s.InternalHandler())

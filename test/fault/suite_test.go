@@ -256,7 +256,9 @@ func (c *cluster) removeMember(via int, id string) {
 		if err != nil {
 			return err
 		}
-		req.Header.Set("Authorization", "Bearer "+c.admin.REST.BearerToken)
+		if tok := c.admin.REST.BearerToken; tok != "" { // else the kubeconfig's client certificate
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
 		resp, err := c.procs[via].HTTP.Do(req)
 		if err != nil {
 			return err

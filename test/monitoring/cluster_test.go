@@ -33,6 +33,11 @@ type member struct {
 // startCluster starts three member processes on 127.0.0.1 (node-1
 // bootstraps, node-2 and node-3 join it), each with --metrics-addr and
 // args, and waits until all three are ready.
+// adminToken is the admin token of the clusters startCluster starts (the
+// members keep only its hash): Prometheus scrapes the API's /metrics with
+// it.
+const adminToken = "monitoring-admin-token-0123456789"
+
 func startCluster(t *testing.T, bin string, args ...string) []member {
 	t.Helper()
 	dir := t.TempDir()
@@ -44,7 +49,7 @@ func startCluster(t *testing.T, bin string, args ...string) []member {
 		p := proc.MustStart(t, bin, id, filepath.Join(dir, id), "127.0.0.1:0", "127.0.0.1:0", append(a, extra...)...)
 		ms = append(ms, member{p, addr})
 	}
-	start()
+	start("--admin-token", adminToken)
 	token, err := os.ReadFile(filepath.Join(ms[0].Dir, "data", "tls", "join-token"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +113,7 @@ func TestPrometheusScrapesCluster(t *testing.T) {
 	byInstance := map[string]member{}
 	plain := scrapeJob{Name: "litek8s"}
 	https := scrapeJob{Name: "litek8s-https",
-		TokenFile: filepath.Join(ms[0].Dir, "data", "tls", "admin-token"),
+		TokenFile: writeFile(t, "admin-token", adminToken),
 		CAFile:    filepath.Join(ms[0].Dir, "data", "tls", "ca.crt")}
 	for _, m := range ms {
 		byInstance[m.metricsAddr] = m
@@ -214,7 +219,9 @@ func resync(t *testing.T, leader member, id string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+leader.REST.BearerToken)
+	if tok := leader.REST.BearerToken; tok != "" { // else the kubeconfig's client certificate
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	resp, err := leader.HTTP.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -351,4 +358,15 @@ func checkMetrics(t *testing.T, m member) {
 	if err != nil || len(out) > 0 {
 		t.Errorf("%s: promtool check metrics: %v\n%s", m.ID, err, out)
 	}
+}
+
+// writeFile writes content to a file name in a temporary directory and
+// returns its path.
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -169,7 +169,7 @@ func (p *Proc) Clientset(kubeconfig *rest.Config) *kubernetes.Clientset {
 	return cs
 }
 
-// Get GETs path on this member with the admin token of kubeconfig and
+// Get GETs path on this member with the admin credentials of kubeconfig and
 // decodes a JSON answer into out; it returns the status code.
 func (p *Proc) Get(ctx context.Context, kubeconfig *rest.Config, path string, out any) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -178,7 +178,9 @@ func (p *Proc) Get(ctx context.Context, kubeconfig *rest.Config, path string, ou
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("Authorization", "Bearer "+kubeconfig.BearerToken)
+	if kubeconfig.BearerToken != "" { // else the client certificate of p.HTTP
+		req.Header.Set("Authorization", "Bearer "+kubeconfig.BearerToken)
+	}
 	resp, err := p.HTTP.Do(req)
 	if err != nil {
 		return 0, err

@@ -67,7 +67,7 @@ func waitNodes(t *testing.T, c *Cluster, cs kubernetes.Interface) {
 }
 
 // members asks for `ctl status` through each member's own data-dir
-// kubeconfig (it carries the admin token).
+// kubeconfig (an admin client certificate).
 type members struct {
 	c   *Cluster
 	ctl string

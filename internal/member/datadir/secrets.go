@@ -18,20 +18,37 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/auth"
 )
 
 // Secrets is what every member of a cluster shares: the cluster CA (each
-// member issues its own certificate with it), the admin token and the join
-// token. A joining member receives them from the cluster with the join
-// token.
+// member issues its own certificate with it), the key that signs
+// ServiceAccount tokens, and the hashes of the admin token and of the
+// cluster's first join token: members verify those tokens, they need not
+// hold them. A joining member receives the Secrets from the cluster with a
+// join token.
 type Secrets struct {
-	CACert    []byte `json:"caCert"` // PEM
-	CAKey     []byte `json:"caKey"`  // PEM
-	Token     string `json:"token"`
-	JoinToken string `json:"joinToken"`
+	CACert []byte `json:"caCert"` // PEM
+	CAKey  []byte `json:"caKey"`  // PEM
+	// AdminTokenHash is auth.HashToken of the admin token; empty: no admin
+	// token (clients use certificates, as the kubeconfigs members write).
+	AdminTokenHash string `json:"adminTokenHash,omitempty"`
+	// JoinTokenHash is auth.HashToken of the join token the cluster was
+	// bootstrapped with; it joins until revoked (see package jointoken).
+	JoinTokenHash string `json:"joinTokenHash,omitempty"`
 	// SAKey signs ServiceAccount tokens (PEM EC key; tls/sa.key). Data
 	// dirs from before it sign with the CA key.
 	SAKey []byte `json:"saKey,omitempty"`
+
+	// JoinToken is the plain join token, known only to the member that
+	// bootstrapped the cluster (tls/join-token, for its operator); it is
+	// never sent to joiners.
+	JoinToken string `json:"-"`
+	// Token and LegacyJoinToken are what members before the hashes sent
+	// joiners; read only to hash them.
+	Token           string `json:"token,omitempty"`
+	LegacyJoinToken string `json:"joinToken,omitempty"`
 }
 
 // ServiceAccountIssuer is the iss (and default audience) of the
@@ -69,8 +86,18 @@ func (s Secrets) ClusterID() string {
 // TLSDir is where dataDir keeps the secrets.
 func TLSDir(dataDir string) string { return filepath.Join(dataDir, "tls") }
 
+// Files under TLSDir.
+const (
+	fileAdminToken     = "admin-token" // plain: data dirs from before the hashes
+	fileAdminTokenHash = "admin-token.sha256"
+	fileJoinToken      = "join-token" // plain: on the member that bootstrapped
+	fileJoinTokenHash  = "join-token.sha256"
+)
+
 // LoadSecrets reads the shared secrets from dataDir; ok is false when the
-// member has none yet.
+// member has none yet. A data dir from before the hashes (a plain
+// tls/admin-token) is converted: the hash is written and the plain admin
+// token removed.
 func LoadSecrets(dataDir string) (s Secrets, ok bool, err error) {
 	dir := TLSDir(dataDir)
 	if s.CACert, err = os.ReadFile(filepath.Join(dir, "ca.crt")); errors.Is(err, os.ErrNotExist) {
@@ -81,49 +108,101 @@ func LoadSecrets(dataDir string) (s Secrets, ok bool, err error) {
 	if s.CAKey, err = os.ReadFile(filepath.Join(dir, "ca.key")); err != nil {
 		return s, false, err
 	}
-	tok, err := os.ReadFile(filepath.Join(dir, "admin-token"))
-	if err != nil {
-		return s, false, err
-	}
-	s.Token = string(tok)
 	if s.SAKey, err = os.ReadFile(filepath.Join(dir, "sa.key")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return s, false, err
 	}
-	join, err := os.ReadFile(filepath.Join(dir, "join-token"))
-	switch {
-	case errors.Is(err, os.ErrNotExist): // a data dir from before join tokens: the admin token joins
-		s.JoinToken = s.Token
-	case err != nil:
-		return s, false, err
-	default:
-		s.JoinToken = string(join)
+	read := func(name string) (string, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if errors.Is(err, os.ErrNotExist) {
+			return "", nil
+		}
+		return string(b), err
+	}
+	var plainAdmin string
+	for _, f := range []struct {
+		name string
+		to   *string
+	}{{fileAdminTokenHash, &s.AdminTokenHash}, {fileAdminToken, &plainAdmin},
+		{fileJoinTokenHash, &s.JoinTokenHash}, {fileJoinToken, &s.JoinToken}} {
+		if *f.to, err = read(f.name); err != nil {
+			return s, false, err
+		}
+	}
+	join := s.JoinToken
+	if join == "" {
+		join = plainAdmin // a data dir from before join tokens: the admin token joins
+	}
+	if s.JoinTokenHash == "" && join != "" {
+		s.JoinTokenHash = auth.HashToken(join)
+		if err := writeSecretFile(dir, fileJoinTokenHash, []byte(s.JoinTokenHash)); err != nil {
+			return s, false, err
+		}
+	}
+	if plainAdmin != "" {
+		if s.AdminTokenHash == "" {
+			s.AdminTokenHash = auth.HashToken(plainAdmin)
+			if err := writeSecretFile(dir, fileAdminTokenHash, []byte(s.AdminTokenHash)); err != nil {
+				return s, false, err
+			}
+		}
+		if err := os.Remove(filepath.Join(dir, fileAdminToken)); err != nil {
+			return s, false, err
+		}
 	}
 	return s, true, nil
 }
 
-// Save writes the secrets under dataDir (TLSDir), readable by the owner only.
+func writeSecretFile(dir, name string, b []byte) error {
+	return os.WriteFile(filepath.Join(dir, name), b, 0o600)
+}
+
+// Save writes the secrets under dataDir (TLSDir), readable by the owner
+// only: the plain join token only when this member knows it.
 func (s Secrets) Save(dataDir string) error {
 	dir := TLSDir(dataDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	for name, b := range map[string][]byte{"ca.crt": s.CACert, "ca.key": s.CAKey, "admin-token": []byte(s.Token),
-		"join-token": []byte(s.JoinToken), "sa.key": s.SAKey} {
+	for name, b := range map[string][]byte{"ca.crt": s.CACert, "ca.key": s.CAKey,
+		fileAdminTokenHash: []byte(s.AdminTokenHash), fileJoinTokenHash: []byte(s.JoinTokenHash),
+		fileJoinToken: []byte(s.JoinToken), "sa.key": s.SAKey} {
 		if len(b) == 0 {
-			continue // sa.key of a data dir from before it
+			continue
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+		if err := writeSecretFile(dir, name, b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Marshal is the JSON a joining member receives (the join secrets).
-func (s Secrets) Marshal() ([]byte, error) { return json.Marshal(s) }
+// Marshal is the JSON a joining member receives (the join secrets): no
+// plain token.
+func (s Secrets) Marshal() ([]byte, error) {
+	s.JoinToken, s.Token, s.LegacyJoinToken = "", "", ""
+	return json.Marshal(s)
+}
 
-// NewSecrets creates a cluster CA, and the admin and join tokens unless
-// given.
+// Unmarshal reads join secrets (Marshal's), hashing the plain tokens
+// members before the hashes sent.
+func Unmarshal(b []byte) (Secrets, error) {
+	var s Secrets
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, err
+	}
+	if s.AdminTokenHash == "" && s.Token != "" {
+		s.AdminTokenHash = auth.HashToken(s.Token)
+	}
+	if s.JoinTokenHash == "" && s.LegacyJoinToken != "" {
+		s.JoinTokenHash = auth.HashToken(s.LegacyJoinToken)
+	}
+	s.Token, s.LegacyJoinToken = "", ""
+	return s, nil
+}
+
+// NewSecrets creates a cluster's secrets: a cluster CA unless given, the
+// hash of the admin token when one is given (none otherwise), and the join
+// token (a random one unless given), whose plain text this member keeps.
 func NewSecrets(adminToken, joinToken string, caCert, caKey []byte) (Secrets, error) {
 	if len(caCert) == 0 {
 		var err error
@@ -139,19 +218,20 @@ func NewSecrets(adminToken, joinToken string, caCert, caKey []byte) (Secrets, er
 	if err != nil {
 		return Secrets{}, err
 	}
-	if adminToken == "" {
-		adminToken = randomToken()
-	}
 	if joinToken == "" {
 		joinToken = randomToken()
 	}
-	return Secrets{
-		CACert:    caCert,
-		CAKey:     caKey,
-		Token:     adminToken,
-		JoinToken: joinToken,
-		SAKey:     pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sab}),
-	}, nil
+	s := Secrets{
+		CACert:        caCert,
+		CAKey:         caKey,
+		JoinToken:     joinToken,
+		JoinTokenHash: auth.HashToken(joinToken),
+		SAKey:         pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: sab}),
+	}
+	if adminToken != "" {
+		s.AdminTokenHash = auth.HashToken(adminToken)
+	}
+	return s, nil
 }
 
 // NewCA makes a new cluster CA (PEM certificate and EC key).

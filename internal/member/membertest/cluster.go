@@ -35,13 +35,18 @@ type Cluster struct {
 	// that clients built before a restart reach the restarted member.
 	transps []*http.Transport
 	token   string
+	cert    tls.Certificate // an admin client certificate
 	ca      *x509.CertPool
 	// dir holds the members' data dirs.
 	dir string
 }
 
-// JoinToken is the join token of the clusters StartCluster starts.
-const JoinToken = "membertest-join-token"
+// JoinToken and AdminToken are the join and admin tokens of the clusters
+// StartCluster starts (the members keep only their hashes).
+const (
+	JoinToken  = "membertest-join-token"
+	AdminToken = "membertest-admin-token"
+)
 
 // StartCluster starts n members (the first bootstraps, the others join it),
 // waits until all of them are in the Raft configuration and the API
@@ -73,6 +78,9 @@ func StartCluster(t testing.TB, n int, opts ...Option) *Cluster {
 			o(&cfg)
 		}
 		cfg.JoinToken = JoinToken // member 0 makes it the cluster's
+		if cfg.AdminToken == "" {
+			cfg.AdminToken = AdminToken // only member 0's counts
+		}
 		if i > 0 {
 			cfg.Join = c.members[0].URL()
 		}
@@ -141,13 +149,18 @@ func (c *Cluster) start(i int) {
 		}
 	}
 	if c.transps[i] == nil {
-		c.transps[i] = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: c.ca}, ForceAttemptHTTP2: true,
-			MaxIdleConnsPerHost: 16}
+		tc := &tls.Config{RootCAs: c.ca}
+		if c.token == "" { // no admin token: the admin client certificate
+			tc.Certificates = []tls.Certificate{c.cert}
+		}
+		c.transps[i] = &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 16}
 	}
 }
 
-// loadCredentials reads the cluster CA and admin token from a member's
-// admin kubeconfig: every member shares them.
+// loadCredentials reads the cluster CA and an admin client certificate
+// from a member's admin kubeconfig (every member shares the CA); the admin
+// token is the one the members' configuration gave (AdminToken for
+// StartCluster), if any: clients use it, else the certificate.
 func (c *Cluster) loadCredentials(kubeconfig string) error {
 	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -157,7 +170,17 @@ func (c *Cluster) loadCredentials(kubeconfig string) error {
 	if !pool.AppendCertsFromPEM(rc.CAData) {
 		return fmt.Errorf("membertest: kubeconfig %s has no CA certificate", kubeconfig)
 	}
-	c.ca, c.token = pool, rc.BearerToken
+	cert, err := tls.X509KeyPair(rc.CertData, rc.KeyData)
+	if err != nil {
+		return fmt.Errorf("membertest: kubeconfig %s: client certificate: %w", kubeconfig, err)
+	}
+	c.ca, c.cert, c.token = pool, cert, ""
+	for _, cfg := range c.cfgs {
+		if cfg.AdminToken != "" {
+			c.token = cfg.AdminToken
+			break
+		}
+	}
 	return nil
 }
 
@@ -174,7 +197,8 @@ func (c *Cluster) Config(i int) member.Config { return c.cfgs[i] }
 // Dir is the directory that holds the members' data dirs.
 func (c *Cluster) Dir() string { return c.dir }
 
-// Token is the cluster's admin token.
+// Token is the cluster's admin token ("" when it has none: the transports
+// then authenticate with an admin client certificate).
 func (c *Cluster) Token() string { return c.token }
 
 // Transport is the client transport of member i (trusts the cluster CA).
