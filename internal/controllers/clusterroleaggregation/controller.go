@@ -37,7 +37,7 @@ func New(kc *kit.Context, cfg Config) kit.Controller {
 	inf := kit.Informer[rbacv1.ClusterRole, rbacv1.ClusterRoleList](kc.Informers, resource)
 	c := &controller{client: kc.Client(Name), roles: rbaclisters.NewClusterRoleLister(inf.GetIndexer()),
 		log: kc.Log.With("controller", Name)}
-	c.loop = kit.NewLoop(kc, Name, cfg.LoopConfig, c.sync)
+	c.loop = kit.NewLoop(kc, "ClusterRoleAggregator", cfg.LoopConfig, c.sync) // kube's queue name
 	enqueue := func(any) { c.enqueueAggregated() }
 	inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: enqueue,
 		UpdateFunc: func(_, obj any) { enqueue(obj) }, DeleteFunc: enqueue})
