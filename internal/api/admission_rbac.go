@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/litek8s/litek8s/internal/auth"
 )
@@ -84,12 +85,14 @@ func (s *Server) confirmRole(ctx context.Context, a *writeAttrs, name string, ru
 // otherwise the answer is its NotFound, as kube's.
 func (s *Server) confirmBinding(ctx context.Context, a *writeAttrs, name string, ref rbacv1.RoleRef) error {
 	resource := map[string]string{"ClusterRole": "clusterroles", "Role": "roles"}[ref.Kind]
-	if resource != "" {
-		ok, err := s.authorized(ctx, auth.Attributes{User: a.user, Verb: "bind", ResourceRequest: true,
-			APIGroup: ref.APIGroup, Resource: resource, Namespace: a.q.namespace, Name: ref.Name})
-		if err != nil || ok {
-			return err
-		}
+	if resource == "" { // what validation would answer, before anything is resolved
+		return apierrors.NewInvalid(a.q.res.GVK().GroupKind(), name, field.ErrorList{
+			field.NotSupported(field.NewPath("roleRef", "kind"), ref.Kind, []string{"ClusterRole", "Role"})})
+	}
+	ok, err := s.authorized(ctx, auth.Attributes{User: a.user, Verb: "bind", ResourceRequest: true,
+		APIGroup: ref.APIGroup, Resource: resource, Namespace: a.q.namespace, Name: ref.Name})
+	if err != nil || ok {
+		return err
 	}
 	rules, err := s.rbac.RoleRefRules(ctx, ref, a.q.namespace)
 	if err != nil {

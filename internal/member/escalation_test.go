@@ -127,6 +127,10 @@ func checkAnswer(err error, want, msg string) string {
 		if !apierrors.IsNotFound(err) {
 			return fmt.Sprintf("answered %v, want 404", err)
 		}
+	case "422":
+		if !apierrors.IsInvalid(err) {
+			return fmt.Sprintf("answered %v, want 422", err)
+		}
 	}
 	return ""
 }
@@ -200,6 +204,8 @@ func setupEscalation(t *testing.T, cs kubernetes.Interface, p pass) {
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacG, Kind: "Role", Name: "escalator"}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "limited-other", Namespace: p.other}, Subjects: users("limited"),
 			RoleRef: rbacv1.RoleRef{APIGroup: rbacG, Kind: "Role", Name: "rb-writer"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "admin-bound", Namespace: p.ns}, Subjects: users("someone"),
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacG, Kind: "ClusterRole", Name: "admin"}},
 	}
 	crbs := []*rbacv1.ClusterRoleBinding{
 		{ObjectMeta: metav1.ObjectMeta{Name: p.n("limited-cm")}, Subjects: users("limited"),
@@ -254,6 +260,17 @@ func updateRole(ctx context.Context, cs kubernetes.Interface, ns, name string, r
 	}
 	r.Rules = rules
 	_, err = cs.RbacV1().Roles(ns).Update(ctx, r, metav1.UpdateOptions{})
+	return err
+}
+
+// updateBinding changes RoleBinding ns/name with f.
+func updateBinding(ctx context.Context, cs kubernetes.Interface, ns, name string, f func(*rbacv1.RoleBinding)) error {
+	rb, err := cs.RbacV1().RoleBindings(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	f(rb)
+	_, err = cs.RbacV1().RoleBindings(ns).Update(ctx, rb, metav1.UpdateOptions{})
 	return err
 }
 
@@ -351,6 +368,22 @@ func escalationMatrix() []rbacCase {
 				rb.Subjects = append(rb.Subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacG, Name: "another"})
 				_, err = cs.RbacV1().RoleBindings(p.ns).Update(ctx, rb, metav1.UpdateOptions{})
 				return err
+			}},
+		{name: "add a subject to a binding of admin (update)", user: "limited", want: "403", msg: notHeld,
+			write: func(ctx context.Context, cs kubernetes.Interface, p pass) error {
+				return updateBinding(ctx, cs, p.ns, "admin-bound", func(rb *rbacv1.RoleBinding) {
+					rb.Subjects = append(rb.Subjects, rbacv1.Subject{Kind: rbacv1.UserKind, APIGroup: rbacG, Name: "limited"})
+				})
+			}},
+		{name: "change only what the garbage collector changes on a binding of admin", user: "limited", want: "",
+			write: func(ctx context.Context, cs kubernetes.Interface, p pass) error {
+				return updateBinding(ctx, cs, p.ns, "admin-bound", func(rb *rbacv1.RoleBinding) {
+					rb.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "u-owner"}}
+				})
+			}},
+		{name: "bind a roleRef of an unknown kind", user: "limited", want: "422",
+			write: func(ctx context.Context, cs kubernetes.Interface, p pass) error {
+				return create(ctx, cs.RbacV1().RoleBindings(p.ns), binding(p.ns, "odd", "Group", "admin"))
 			}},
 		// ClusterRoles and ClusterRoleBindings: what the writer holds cluster-wide.
 		{name: "create ClusterRole with a held rule", user: "clu", want: "",
