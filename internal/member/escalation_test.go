@@ -225,6 +225,12 @@ func setupEscalation(t *testing.T, cs kubernetes.Interface, p pass) {
 	for _, o := range crbs {
 		must(t, create(ctx, cs.RbacV1().ClusterRoleBindings(), o))
 	}
+	// A member authorizes with what it has applied: a consistent read (a
+	// GET without resourceVersion waits for the read index) of the last
+	// write makes this one hold it, and so, in log order, all of them.
+	if _, err := cs.RbacV1().ClusterRoleBindings().Get(ctx, crbs[len(crbs)-1].Name, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func must(t *testing.T, err error) {
@@ -444,6 +450,11 @@ func probeEscalation(t *testing.T, c *membertest.Cluster, i int, p pass) {
 	rb.Subjects = []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "probe", Namespace: p.ns}}
 	must(t, create(ctx, admin.RbacV1().RoleBindings(p.ns), rb))
 	must(t, create(ctx, admin.CoreV1().Secrets(p.ns), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}, StringData: map[string]string{"k": "v"}}))
+	// The member authorizes with what it has applied: a consistent read of
+	// the last write waits for it.
+	if _, err := admin.CoreV1().Secrets(p.ns).Get(ctx, "s", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	tr, err := admin.CoreV1().ServiceAccounts(p.ns).CreateToken(ctx, "probe", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	must(t, err)
 	cfg := c.RESTConfig(i)

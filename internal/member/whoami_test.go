@@ -48,6 +48,11 @@ func TestKubectlWhoami(t *testing.T) {
 		rb.Subjects = []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacG, Name: b.group}}
 		must(t, create(ctx, cs.RbacV1().RoleBindings(ns), rb))
 	}
+	// The follower answers with what it has applied: a consistent read of
+	// the last write waits for it.
+	if _, err := cs.RbacV1().RoleBindings(ns).Get(ctx, "sas", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	kubectl := func(args ...string) string {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, "kubectl", append([]string{"--kubeconfig", c.Kubeconfig(f), "--cache-dir", filepath.Join(dir, "cache")}, args...)...)
