@@ -53,7 +53,8 @@ func (p *Policy) roleRefRules(ref rbacv1.RoleRef, ns string) ([]rbacv1.PolicyRul
 // RulesFor returns the rules that apply to u in namespace ns (cluster-wide
 // ones included; system:masters holds everything) and the bindings whose
 // role could not be resolved, as kube's rule resolver does: the rules
-// found still count.
+// found still count. It is what SelfSubjectRulesReview answers and what
+// escalation prevention compares with.
 func (z *RBAC) RulesFor(ctx context.Context, u *User, ns string) ([]rbacv1.PolicyRule, []error, error) {
 	if u.InGroup(GroupMasters) {
 		return FullAuthority(), nil, nil

@@ -111,25 +111,6 @@ func (z *RBAC) Authorize(ctx context.Context, a Attributes) (bool, error) {
 	return allowed, nil
 }
 
-// Rules returns every rule that applies to u in namespace ns (cluster-wide
-// ones included): what SelfSubjectRulesReview answers.
-func (z *RBAC) Rules(ctx context.Context, u *User, ns string) ([]rbacv1.PolicyRule, error) {
-	if u.InGroup(GroupMasters) {
-		all := []string{"*"}
-		return []rbacv1.PolicyRule{{Verbs: all, APIGroups: all, Resources: all}, {Verbs: all, NonResourceURLs: all}}, nil
-	}
-	p, err := z.Policy(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []rbacv1.PolicyRule
-	p.visit(u, ns, func(rules []rbacv1.PolicyRule) bool {
-		out = append(out, rules...)
-		return true
-	})
-	return out, nil
-}
-
 // visit calls f with the rules of every binding that applies to u: the
 // ClusterRoleBindings, then the RoleBindings of ns; f returns false to
 // stop.

@@ -10,9 +10,11 @@ import (
 	"testing"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/membertest"
@@ -43,7 +45,8 @@ func TestKubectlWhoami(t *testing.T) {
 	// Bound to groups only: what can-i lists comes from the groups whoami shows.
 	must(t, create(ctx, cs.RbacV1().Roles(ns), role(ns, "cm-reader", rrule([]string{"get", "list"}, "", "configmaps"))))
 	must(t, create(ctx, cs.RbacV1().Roles(ns), role(ns, "lease-writer", rrule([]string{"create", "update"}, "coordination.k8s.io", "leases"))))
-	for _, b := range []struct{ name, role, group string }{{"qa", "cm-reader", "qa"}, {"sas", "lease-writer", "system:serviceaccounts:" + ns}} {
+	for _, b := range []struct{ name, role, group string }{{"missing", "missing", "devs"}, {"qa", "cm-reader", "qa"},
+		{"sas", "lease-writer", "system:serviceaccounts:" + ns}} {
 		rb := binding(ns, b.name, "Role", b.role)
 		rb.Subjects = []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacG, Name: b.group}}
 		must(t, create(ctx, cs.RbacV1().RoleBindings(ns), rb))
@@ -52,6 +55,18 @@ func TestKubectlWhoami(t *testing.T) {
 	// the last write waits for it.
 	if _, err := cs.RbacV1().RoleBindings(ns).Get(ctx, "sas", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	// A binding to a Role that does not exist: the rules review says so
+	// (kube's evaluationError) and still lists what was found.
+	cfg := c.RESTConfig(f)
+	cfg.BearerToken = "alice-token"
+	alice := kubernetes.NewForConfigOrDie(cfg)
+	rr, err := alice.AuthorizationV1().SelfSubjectRulesReviews().Create(ctx, &authorizationv1.SelfSubjectRulesReview{
+		Spec: authorizationv1.SelfSubjectRulesReviewSpec{Namespace: ns}}, metav1.CreateOptions{})
+	must(t, err)
+	if want := `roles.rbac.authorization.k8s.io "missing" not found`; rr.Status.EvaluationError != want ||
+		!slices.ContainsFunc(rr.Status.ResourceRules, func(r authorizationv1.ResourceRule) bool { return slices.Contains(r.Resources, "configmaps") }) {
+		t.Errorf("alice's rules review: %+v, want configmaps and evaluationError %q", rr.Status, want)
 	}
 	kubectl := func(args ...string) string {
 		t.Helper()
