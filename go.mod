@@ -35,7 +35,7 @@ require (
 require (
 	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
 	k8s.io/cluster-bootstrap v0.37.2 // indirect
-	k8s.io/component-helpers v0.37.2 // indirect
+	k8s.io/component-helpers v0.37.2
 	k8s.io/kubelet v0.37.2 // indirect
 	k8s.io/streaming v0.37.2 // indirect
 )

@@ -8,6 +8,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/litek8s/litek8s/internal/auth"
 )
@@ -39,11 +40,14 @@ func (s *Server) review(ctx context.Context, u *auth.User, ns string, obj runtim
 		if o.Spec.Namespace == "" {
 			return badRequest("no namespace on request")
 		}
-		rules, err := s.rbac.Rules(ctx, u, o.Spec.Namespace)
+		rules, unresolved, err := s.rbac.RulesFor(ctx, u, o.Spec.Namespace)
 		if err != nil {
 			return err
 		}
 		o.Status = rulesStatus(rules)
+		if len(unresolved) > 0 { // the user's bindings to roles that do not exist, as kube words them
+			o.Status.EvaluationError = utilerrors.NewAggregate(unresolved).Error()
+		}
 	}
 	return nil
 }

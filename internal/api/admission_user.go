@@ -20,7 +20,8 @@ import (
 // approved or signed only by those the signer allows
 // (CertificateApproval, CertificateSigning,
 // CertificateSubjectRestriction); nodes write only what is theirs
-// (NodeRestriction, noderestriction.go).
+// (NodeRestriction, noderestriction.go); RBAC objects grant only what
+// their writer holds (admission_rbac.go).
 
 // writeAttrs is one write for user admission: old is nil on create.
 type writeAttrs struct {
@@ -36,7 +37,7 @@ func (s *Server) admitWriter(ctx context.Context, q *request, obj, old runtime.O
 	if a.user == nil {
 		return nil // the server's own writes
 	}
-	for _, admit := range []func(context.Context, *writeAttrs) error{s.csrAdmit, s.nodeRestriction} {
+	for _, admit := range []func(context.Context, *writeAttrs) error{s.csrAdmit, s.nodeRestriction, s.rbacEscalation} {
 		if err := admit(ctx, a); err != nil {
 			return err
 		}

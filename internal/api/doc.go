@@ -26,8 +26,9 @@
 // class) and how long a request may run.
 // Who may do what is authz.go (authentication, the Node,RBAC chain) with
 // nodeauth.go (the Node authorizer's graph, bootstrap tokens); admission
-// that depends on the writer is admission_user.go (CSRs) and
-// noderestriction.go (NodeRestriction).
+// that depends on the writer is admission_user.go (CSRs),
+// noderestriction.go (NodeRestriction) and admission_rbac.go (RBAC
+// escalation prevention).
 //
 // Concurrency: a Server is safe for concurrent use; handlers share only the
 // immutable registry and the Store, whose objects are immutable. Get, list

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -21,6 +22,9 @@ const (
 	RemoteUserHeader  = "X-Litek8s-Remote-User"
 	RemoteUIDHeader   = "X-Litek8s-Remote-Uid"
 	RemoteGroupHeader = "X-Litek8s-Remote-Group"
+	// RemoteExtraHeaderPrefix + the path-escaped key relays one extra
+	// (kube's X-Remote-Extra-); keys are read back lower-cased.
+	RemoteExtraHeaderPrefix = "X-Litek8s-Remote-Extra-"
 )
 
 // RelayUser makes a request a member relays to the leader carry its user
@@ -31,6 +35,11 @@ func RelayUser(h http.Header, u *User) {
 		"Impersonate-User", "Impersonate-Group", "Impersonate-Uid"} {
 		h.Del(k)
 	}
+	for k := range h {
+		if strings.HasPrefix(k, http.CanonicalHeaderKey(RemoteExtraHeaderPrefix)) || strings.HasPrefix(k, "Impersonate-Extra-") {
+			h.Del(k)
+		}
+	}
 	if u == nil {
 		return
 	}
@@ -40,6 +49,11 @@ func RelayUser(h http.Header, u *User) {
 	}
 	for _, g := range u.Groups {
 		h.Add(RemoteGroupHeader, g)
+	}
+	for k, vs := range u.Extra {
+		for _, v := range vs {
+			h.Add(RemoteExtraHeaderPrefix+url.PathEscape(k), v)
+		}
 	}
 }
 
@@ -75,7 +89,8 @@ func (a *Authenticator) Authenticate(ctx context.Context, r *http.Request) (*Use
 	if cert := VerifiedCert(r); cert != nil {
 		if a.MemberOrg != "" && slices.Contains(cert.Subject.Organization, a.MemberOrg) {
 			if name := r.Header.Get(RemoteUserHeader); name != "" {
-				return &User{Name: name, UID: r.Header.Get(RemoteUIDHeader), Groups: r.Header.Values(RemoteGroupHeader)}, nil
+				return &User{Name: name, UID: r.Header.Get(RemoteUIDHeader), Groups: r.Header.Values(RemoteGroupHeader),
+					Extra: relayedExtra(r.Header)}, nil
 			}
 		} else if _, hasToken := bearer(r); !hasToken {
 			// a user's certificate: user = CN, groups = O
@@ -156,3 +171,23 @@ func bearer(r *http.Request) (string, bool) {
 }
 
 func looksLikeJWT(tok string) bool { return strings.Count(tok, ".") == 2 }
+
+// relayedExtra reads the extras a member relayed (nil: none).
+func relayedExtra(h http.Header) map[string][]string {
+	var out map[string][]string
+	for k, v := range h {
+		rest, ok := strings.CutPrefix(k, http.CanonicalHeaderKey(RemoteExtraHeaderPrefix))
+		if !ok || rest == "" {
+			continue
+		}
+		key, err := url.PathUnescape(rest)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string][]string{}
+		}
+		out[strings.ToLower(key)] = append(out[strings.ToLower(key)], v...)
+	}
+	return out
+}

@@ -140,8 +140,9 @@ func TestAuthenticate(t *testing.T) {
 	if u := req("static", nil); u == nil || u.Name != "s" {
 		t.Errorf("static token: %+v", u)
 	}
-	if u := req(satok, nil); u == nil || u.Name != "system:serviceaccount:a:bot" {
-		t.Errorf("ServiceAccount token: %+v", u)
+	if u := req(satok, nil); u == nil || u.Name != "system:serviceaccount:a:bot" ||
+		len(u.Extra[CredentialIDKey]) != 1 || !strings.HasPrefix(u.Extra[CredentialIDKey][0], "JTI=") {
+		t.Errorf("ServiceAccount token: %+v, want its credential-id JTI=<jti>", u)
 	}
 	if u := req("wrong", nil); u != nil {
 		t.Errorf("wrong token: %+v", u)
@@ -158,6 +159,12 @@ func TestAuthenticate(t *testing.T) {
 	if u := req("", selfSigned(t, "node-1", "litek8s:members"), RemoteUserHeader, "dave", RemoteGroupHeader, "devs",
 		RemoteGroupHeader, GroupAuthenticated); u == nil || u.Name != "dave" || !slices.Equal(u.Groups, []string{"devs", GroupAuthenticated}) {
 		t.Errorf("relayed by a member: %+v", u)
+	}
+	// Extras relayed as the follower writes them (authz.go relayUser: path-escaped keys).
+	if u := req("", selfSigned(t, "node-1", "litek8s:members"), RemoteUserHeader, "dave",
+		RemoteExtraHeaderPrefix+"authentication.kubernetes.io%2Fcredential-id", "JTI=x"); u == nil ||
+		!slices.Equal(u.Extra[CredentialIDKey], []string{"JTI=x"}) || len(u.Extra) != 1 {
+		t.Errorf("relayed extra: %+v", u)
 	}
 	if u := req("", nil, RemoteUserHeader, "mallory"); u == nil || u.Name != Anonymous {
 		t.Errorf("relay headers without a member certificate: %+v, want anonymous", u)

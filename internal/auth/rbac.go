@@ -23,8 +23,9 @@ type Policy struct {
 // NewPolicy indexes the stored RBAC objects. A ClusterRole with an
 // aggregationRule gets the rules of every ClusterRole its selectors match
 // (transitively), which kube's clusterrole-aggregation controller writes
-// into the object: here it is applied when authorizing, so a new
-// aggregate-to-* role counts at once.
+// into the object (package clusterroleaggregation does here): it is also
+// applied when authorizing, so a new aggregate-to-* role counts at once,
+// before the controller has run (a fresh cluster, a new leader).
 func NewPolicy(crs []*rbacv1.ClusterRole, roles []*rbacv1.Role, crbs []*rbacv1.ClusterRoleBinding, rbs []*rbacv1.RoleBinding) *Policy {
 	p := &Policy{clusterRoles: map[string][]rbacv1.PolicyRule{}, roles: map[string]map[string][]rbacv1.PolicyRule{},
 		crbs: crbs, rbs: map[string][]*rbacv1.RoleBinding{}}
@@ -33,7 +34,11 @@ func NewPolicy(crs []*rbacv1.ClusterRole, roles []*rbacv1.Role, crbs []*rbacv1.C
 		byName[cr.Name] = cr
 	}
 	for _, cr := range crs {
-		p.clusterRoles[cr.Name] = aggregate(cr, crs, map[string]bool{})
+		rules := aggregate(cr, crs, map[string]bool{})
+		if cr.AggregationRule != nil {
+			rules = dedupRules(rules) // once the aggregation controller ran, cr.Rules repeat what it matches
+		}
+		p.clusterRoles[cr.Name] = rules
 	}
 	for _, r := range roles {
 		if p.roles[r.Namespace] == nil {
@@ -60,8 +65,8 @@ func aggregate(cr *rbacv1.ClusterRole, all []*rbacv1.ClusterRole, seen map[strin
 	}
 	for _, ls := range cr.AggregationRule.ClusterRoleSelectors {
 		sel, err := metav1.LabelSelectorAsSelector(&ls)
-		if err != nil || sel.Empty() {
-			continue // an empty selector aggregates nothing (kube's controller skips it too)
+		if err != nil {
+			continue // an empty selector matches every ClusterRole, as in kube's controller
 		}
 		for _, other := range all {
 			if other.Name != cr.Name && sel.Matches(labels.Set(other.Labels)) {
@@ -106,32 +111,30 @@ func (z *RBAC) Authorize(ctx context.Context, a Attributes) (bool, error) {
 	return allowed, nil
 }
 
-// Rules returns every rule that applies to u in namespace ns (cluster-wide
-// ones included): what SelfSubjectRulesReview answers.
-func (z *RBAC) Rules(ctx context.Context, u *User, ns string) ([]rbacv1.PolicyRule, error) {
-	if u.InGroup(GroupMasters) {
-		all := []string{"*"}
-		return []rbacv1.PolicyRule{{Verbs: all, APIGroups: all, Resources: all}, {Verbs: all, NonResourceURLs: all}}, nil
-	}
-	p, err := z.Policy(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []rbacv1.PolicyRule
-	p.visit(u, ns, func(rules []rbacv1.PolicyRule) bool {
-		out = append(out, rules...)
-		return true
-	})
-	return out, nil
-}
-
 // visit calls f with the rules of every binding that applies to u: the
 // ClusterRoleBindings, then the RoleBindings of ns; f returns false to
 // stop.
 func (p *Policy) visit(u *User, ns string, f func([]rbacv1.PolicyRule) bool) {
+	p.visitRefs(u, ns, func(ref rbacv1.RoleRef, bindingNS string) bool {
+		var rules []rbacv1.PolicyRule
+		switch ref.Kind {
+		case "ClusterRole":
+			rules = p.clusterRoles[ref.Name]
+		case "Role":
+			rules = p.roles[bindingNS][ref.Name]
+		}
+		return f(rules)
+	})
+}
+
+// visitRefs calls f with the roleRef and namespace ("" for a
+// ClusterRoleBinding) of every binding that applies to u: the
+// ClusterRoleBindings, then the RoleBindings of ns; f returns false to
+// stop.
+func (p *Policy) visitRefs(u *User, ns string, f func(ref rbacv1.RoleRef, bindingNS string) bool) {
 	for _, b := range p.crbs {
 		if b.RoleRef.Kind == "ClusterRole" && bound(b.Subjects, u, "") {
-			if !f(p.clusterRoles[b.RoleRef.Name]) {
+			if !f(b.RoleRef, "") {
 				return
 			}
 		}
@@ -140,17 +143,7 @@ func (p *Policy) visit(u *User, ns string, f func([]rbacv1.PolicyRule) bool) {
 		return
 	}
 	for _, b := range p.rbs[ns] {
-		if !bound(b.Subjects, u, ns) {
-			continue
-		}
-		var rules []rbacv1.PolicyRule
-		switch b.RoleRef.Kind {
-		case "ClusterRole":
-			rules = p.clusterRoles[b.RoleRef.Name]
-		case "Role":
-			rules = p.roles[ns][b.RoleRef.Name]
-		}
-		if !f(rules) {
+		if bound(b.Subjects, u, ns) && !f(b.RoleRef, ns) {
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+	"github.com/google/uuid"
 )
 
 // ServiceAccountTokens issues and verifies bound ServiceAccount tokens:
@@ -30,6 +31,10 @@ type ServiceAccountTokens struct {
 	// Now is the clock.
 	Now func() time.Time
 }
+
+// CredentialIDKey is the user extra naming the credential a request
+// authenticated with (kube's: "JTI=<jti>" for a ServiceAccount token).
+const CredentialIDKey = "authentication.kubernetes.io/credential-id"
 
 // kubeClaims is the "kubernetes.io" claim.
 type kubeClaims struct {
@@ -66,7 +71,8 @@ func (s *ServiceAccountTokens) Issue(ns, name, uid string, audiences []string, t
 	now := s.Now().Truncate(time.Second)
 	exp := now.Add(ttl)
 	std := jwt.Claims{Issuer: s.Issuer, Subject: ServiceAccountUser(ns, name), Audience: jwt.Audience(audiences),
-		Expiry: jwt.NewNumericDate(exp), IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now)}
+		Expiry: jwt.NewNumericDate(exp), IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now),
+		ID: uuid.NewString()} // jti: the user's credential-id, as kube's tokens carry
 	priv := privateClaims{Kubernetes: kubeClaims{Namespace: ns, ServiceAccount: ref{Name: name, UID: uid}}}
 	tok, err := jwt.Signed(sig).Claims(std).Claims(priv).Serialize()
 	return tok, exp, err
@@ -118,5 +124,9 @@ func (s *ServiceAccountTokens) VerifyFor(ctx context.Context, tok string, audien
 			named = append(named, a)
 		}
 	}
-	return serviceAccountUser(k.Namespace, k.ServiceAccount.Name, uid), named, nil
+	u := serviceAccountUser(k.Namespace, k.ServiceAccount.Name, uid)
+	if std.ID != "" {
+		u.Extra = map[string][]string{CredentialIDKey: {"JTI=" + std.ID}}
+	}
+	return u, named, nil
 }

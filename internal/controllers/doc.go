@@ -12,7 +12,8 @@
 //     taints) and the pod GC (podgc: pods of nodes that are gone);
 //   - cluster: namespace, endpoint and endpointslice, pvc-/pv-protection,
 //     serviceaccount (the "default" ServiceAccount of every namespace),
-//     root-ca-cert-publisher (kube-root-ca.crt in every namespace) and
+//     root-ca-cert-publisher (kube-root-ca.crt in every namespace),
+//     clusterrole-aggregation (the rules of aggregated ClusterRoles) and
 //     kubernetes-service (default/kubernetes and its endpoints: the
 //     members' API addresses, from Options.Members);
 //   - certificates: csrapproving (kubelet client CSRs) and csrsigning

@@ -18,7 +18,8 @@ var queueNames = []string{"deployment-controller", "replicaset-controller", "job
 	"default-scheduler",
 	"node-lifecycle-controller", "namespace-controller", "endpoint-controller", "endpointslice-controller",
 	"pvc-protection-controller", "pv-protection-controller", "service-account-controller", "root-ca-cert-publisher",
-	"garbage_collector_attempt_to_delete", "garbage_collector_attempt_to_orphan", "persistentvolume-binder", "disruption", "resourcequota-controller"}
+	"garbage_collector_attempt_to_delete", "garbage_collector_attempt_to_orphan", "persistentvolume-binder", "disruption", "resourcequota-controller",
+	"ClusterRoleAggregator"}
 
 // TestControllerMetrics scales a Deployment on one member with simulated
 // nodes and reads its GET /metrics: the controllers' queues and the

@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
+	"github.com/litek8s/litek8s/internal/controllers/clusterroleaggregation"
 	"github.com/litek8s/litek8s/internal/controllers/endpoints"
 	"github.com/litek8s/litek8s/internal/controllers/kit"
 	"github.com/litek8s/litek8s/internal/controllers/kubernetesservice"
@@ -39,6 +40,7 @@ func cluster(kc *kit.Context, cfg Config, resources Resources, rootCA []byte, re
 		volumeprotection.NewPV(kc, cfg.Cluster.VolumeProtection),
 		serviceaccount.New(kc, cfg.Cluster.ServiceAccount),
 		rootca.New(kc, cfg.Cluster.RootCA, rootCA),
+		clusterroleaggregation.New(kc, cfg.Cluster.ClusterRoleAggregation),
 	}
 	if members != nil {
 		out = append(out, kubernetesservice.New(kc, cfg.Cluster.KubernetesService, members))
@@ -77,15 +79,19 @@ type ClusterConfig struct {
 	// KubernetesService configures the default/kubernetes Service's
 	// controller.
 	KubernetesService kubernetesservice.Config
+	// ClusterRoleAggregation configures the ClusterRole aggregation
+	// controller.
+	ClusterRoleAggregation clusterroleaggregation.Config
 }
 
 func defaultCluster() ClusterConfig {
 	return ClusterConfig{Namespace: namespace.DefaultConfig(), Endpoints: endpoints.DefaultConfig(),
 		VolumeProtection: volumeprotection.DefaultConfig(), ServiceAccount: serviceaccount.DefaultConfig(),
-		RootCA: rootca.DefaultConfig(), KubernetesService: kubernetesservice.DefaultConfig()}
+		RootCA: rootca.DefaultConfig(), KubernetesService: kubernetesservice.DefaultConfig(),
+		ClusterRoleAggregation: clusterroleaggregation.DefaultConfig()}
 }
 
 func (c *ClusterConfig) validate() error {
 	return errors.Join(c.Namespace.Validate(), c.Endpoints.Validate(), c.VolumeProtection.Validate(),
-		c.ServiceAccount.Validate(), c.RootCA.Validate(), c.KubernetesService.Validate())
+		c.ServiceAccount.Validate(), c.RootCA.Validate(), c.KubernetesService.Validate(), c.ClusterRoleAggregation.Validate())
 }
