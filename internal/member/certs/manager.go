@@ -200,17 +200,24 @@ func (m *Manager) GetClientCertificate(*tls.CertificateRequestInfo) (*tls.Certif
 }
 
 // ClientCABundle is the PEM that lets clients verify the API listener: the
-// cluster CA, and with an operator's serving certificate the
-// certificates that follow its leaf in the file (its issuers).
+// cluster CA, and with an operator's serving certificate the CA
+// certificates that follow its leaf in the file (its issuers), or the leaf
+// itself when it is self-signed.
 func (m *Manager) ClientCABundle() []byte {
 	out := append([]byte{}, m.cfg.CACert...)
 	s := m.serving.Load()
 	if s == nil {
 		return out
 	}
+	add := func(der []byte) {
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+	}
+	if leaf := s.Leaf; bytes.Equal(leaf.RawIssuer, leaf.RawSubject) && leaf.CheckSignature(leaf.SignatureAlgorithm, leaf.RawTBSCertificate, leaf.Signature) == nil {
+		add(leaf.Raw)
+	}
 	for _, der := range s.Certificate[1:] {
 		if c, err := x509.ParseCertificate(der); err == nil && c.IsCA {
-			out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+			add(der)
 		}
 	}
 	return out

@@ -208,6 +208,20 @@ func TestServingCertificate(t *testing.T) {
 		t.Errorf("a member gets %q, want the member certificate", got)
 	}
 
+	// the kubeconfig's bundle trusts the self-signed serving certificate
+	// and the cluster CA
+	bundle := x509.NewCertPool()
+	if !bundle.AppendCertsFromPEM(m.ClientCABundle()) {
+		t.Fatal("ClientCABundle is not PEM")
+	}
+	served, _ := m.GetCertificate(&tls.ClientHelloInfo{})
+	member, _ := m.GetCertificate(&tls.ClientHelloInfo{ServerName: MemberServerName})
+	for _, c := range []*x509.Certificate{served.Leaf, member.Leaf} {
+		if _, err := c.Verify(x509.VerifyOptions{Roots: bundle}); err != nil {
+			t.Errorf("ClientCABundle does not verify %s: %v", c.Subject, err)
+		}
+	}
+
 	// a new pair in the files is picked up; a broken one keeps the old
 	servingPair(t, byo, "api2.example")
 	if changed, err := m.reloadServing(); !changed || err != nil {
