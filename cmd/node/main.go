@@ -112,6 +112,10 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("ca-hash", "", "sha256:<hex> of the cluster CA (members log it): a first join verifies the member it joins through with it")
 	fs.String("ca-cert-file", "", "PEM CA certificate of a cluster this member bootstraps, with --ca-key-file (default: a new CA); joiners receive the cluster's")
 	fs.String("ca-key-file", "", "PEM private key of --ca-cert-file")
+	fs.String("tls-cert-file", "", "PEM API serving certificate (the leaf, then its intermediates) served to clients instead of the member certificate, with --tls-private-key-file; read again every --tls-reload-interval and on `ctl certs rotate`")
+	fs.String("tls-private-key-file", "", "PEM private key of --tls-cert-file")
+	fs.Duration("tls-reload-interval", def.CertReloadInterval, "how often --tls-cert-file and --tls-private-key-file are read again (a changed, valid pair serves new connections)")
+	fs.Duration("cert-validity", def.CertValidity, "lifetime of the member certificate this member issues itself (renewed at 2/3 of it, without a restart); shorten only to test renewal (minimum 1m)")
 	fs.String("admin-token", "", "admin token of a cluster this member bootstraps (default: none; members keep only its hash, tls/admin-token.sha256)")
 	fs.String("write-kubeconfig", "", "where to write an admin kubeconfig (a client certificate of the cluster CA, valid a year) at start "+
 		"(default <data-dir>/kubeconfig; \""+member.NoKubeconfig+"\": nowhere)")
@@ -205,6 +209,10 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 			*f.to = b
 		}
 	}
+	cfg.TLSCertFile = v.GetString("tls-cert-file")
+	cfg.TLSKeyFile = v.GetString("tls-private-key-file")
+	cfg.CertReloadInterval = v.GetDuration("tls-reload-interval")
+	cfg.CertValidity = v.GetDuration("cert-validity")
 	cfg.BootstrapExpect = v.GetInt("bootstrap-expect")
 	cfg.Nonvoter = v.GetBool("nonvoter")
 	cfg.Peers = v.GetStringSlice("peers")

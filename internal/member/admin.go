@@ -46,6 +46,8 @@ func (m *Member) adminHandler() http.Handler {
 	mux.Handle("POST "+adminapi.PathTransfer, m.adminFunc(m.onLeader(m.serveTransfer)))
 	mux.Handle("GET "+adminapi.PathKubeconfig, m.adminFunc(m.serveKubeconfig))
 	mux.Handle("GET "+adminapi.PathSnapshot, m.adminFunc(m.serveSnapshot))
+	mux.Handle("GET "+adminapi.PathCerts, m.adminFunc(m.serveCerts))
+	mux.Handle("POST "+adminapi.PathCertRotate, m.adminFunc(m.serveCertRotate))
 	mux.Handle("/admin/", m.adminFunc(func(w http.ResponseWriter, r *http.Request) error {
 		return adminNoRoute(mux, w, r)
 	}))
@@ -298,7 +300,7 @@ func (m *Member) serveKubeconfig(w http.ResponseWriter, r *http.Request) error {
 		}
 		ttl = d
 	}
-	b, err := adminKubeconfig(m.url, m.sec, ttl)
+	b, err := adminKubeconfig(m.url, m.kubeconfigSecrets(), ttl)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/member/certs"
 	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
@@ -35,7 +36,8 @@ func fetchSecrets(ctx context.Context, dial dialFunc, seed, token, caHash string
 		if err != nil {
 			return datadir.Secrets{}, err
 		}
-		tc = &tls.Config{RootCAs: pool}
+		tc = &tls.Config{ServerName: certs.MemberServerName, InsecureSkipVerify: true, // verified in VerifyConnection
+			VerifyConnection: verifyPeerServer(pool)}
 	}
 	c := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: dial, TLSClientConfig: tc}}
 	defer c.CloseIdleConnections()

@@ -22,6 +22,7 @@ import (
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
 	"github.com/litek8s/litek8s/internal/kv"
+	"github.com/litek8s/litek8s/internal/member/certs"
 	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/raftstore"
 	"github.com/litek8s/litek8s/internal/version"
@@ -65,6 +66,15 @@ type Config struct {
 	// cluster. Every one of them needs JoinToken.
 	BootstrapExpect int
 	Peers           []string
+	// CertValidity is the lifetime of the member certificate (renewed at
+	// 2/3 of it, without a restart); tests shorten it.
+	CertValidity time.Duration
+	// TLSCertFile and TLSKeyFile (both or neither) are an operator's API
+	// serving certificate (kube's --tls-cert-file/--tls-private-key-file),
+	// served to clients instead of the member certificate and read again
+	// every CertReloadInterval (and on `ctl certs rotate`).
+	TLSCertFile, TLSKeyFile string
+	CertReloadInterval      time.Duration
 	// Nonvoter joins the cluster without a vote (it serves reads and
 	// never counts for a quorum).
 	Nonvoter bool
@@ -106,6 +116,7 @@ const NoKubeconfig = "none"
 func DefaultConfig() Config {
 	return Config{ID: "node-1", DataDir: "data", APIAddr: "127.0.0.1:6443", AnonymousAuth: true,
 		Limits: api.DefaultLimits(), Store: raftstore.DefaultConfig(), Controllers: controllers.DefaultConfig(),
+		CertValidity: certs.DefaultValidity, CertReloadInterval: certs.DefaultConfig().ReloadInterval,
 		Logger: slog.Default()}
 }
 
@@ -130,6 +141,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("member: source IP %q is not an IP address", c.SourceIP)
 	case c.Logger == nil:
 		return errors.New("member: Logger is required")
+	case c.CertValidity < certs.MinValidity:
+		return fmt.Errorf("member: certificate validity %s is shorter than %s", c.CertValidity, certs.MinValidity)
+	case (c.TLSCertFile == "") != (c.TLSKeyFile == ""):
+		return errors.New("member: give both the TLS certificate file and its key file, or neither")
+	case c.CertReloadInterval <= 0:
+		return errors.New("member: the certificate reload interval must be positive")
 	}
 	if err := c.Limits.Validate(); err != nil {
 		return err
@@ -152,6 +169,7 @@ type Member struct {
 	sec        datadir.Secrets
 	version    string // the litek8s version /admin/v1/status reports
 	metrics    *prometheus.Registry
+	certs      *certs.Manager
 	metricsSrv *http.Server // the metrics-only listener's; nil when off
 	metricsLn  net.Listener
 	cancel     context.CancelFunc
@@ -220,17 +238,16 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	if err != nil {
 		return nil, err
 	}
-	cert, err := sec.MemberCert(cfg.ID, certIPs(adv, m.cfg.Hostnames), certNames(m.cfg.Hostnames, adv, cfg.Store.RaftAdvertise))
-	if err != nil {
+	if m.certs, err = m.newCerts(sec, adv); err != nil {
 		return nil, err
 	}
-	peerTransport := &http.Transport{TLSClientConfig: peerClientTLS(pool, cert), ForceAttemptHTTP2: true,
+	peerTransport := &http.Transport{TLSClientConfig: peerClientTLS(pool, m.certs), ForceAttemptHTTP2: true,
 		DialContext:         m.dial,
 		MaxIdleConnsPerHost: 16, IdleConnTimeout: 90 * time.Second}
-	if err := m.openStore(sec, pool, cert, peerTransport, fresh && join == ""); err != nil {
+	if err := m.openStore(sec, pool, peerTransport, fresh && join == ""); err != nil {
 		return nil, err
 	}
-	if err := m.startAPI(sec, loopback, apiTLS(pool, cert), peerTransport); err != nil {
+	if err := m.startAPI(sec, loopback, apiTLS(pool, m.certs), peerTransport); err != nil {
 		return nil, err
 	}
 	if err := m.startMetrics(); err != nil {
@@ -262,6 +279,8 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	go func() { defer m.wg.Done(); defer close(nsDone); m.bootstrapNamespaces(bctx) }()
 	m.wg.Add(1)
 	go func() { defer m.wg.Done(); m.ctrl.Run(bctx) }() // the controllers, while this member leads
+	m.wg.Add(1)
+	go func() { defer m.wg.Done(); m.certs.Run(bctx) }() // renewals
 	if !fresh {
 		m.wg.Add(1)
 		go func() { defer m.wg.Done(); m.store.Reannounce(bctx) }() // restarted on another Raft address?
@@ -312,12 +331,25 @@ func (m *Member) secrets(ctx context.Context, fresh bool, join string) (datadir.
 	return sec, sec.Save(m.cfg.DataDir)
 }
 
-func (m *Member) openStore(sec datadir.Secrets, pool *x509.CertPool, cert tls.Certificate, rt http.RoundTripper, bootstrap bool) error {
+// newCerts loads or issues the member certificate for the member's
+// addresses and loads the operator's serving certificate.
+func (m *Member) newCerts(sec datadir.Secrets, adv string) (*certs.Manager, error) {
+	cc := certs.DefaultConfig()
+	cc.ID, cc.Dir, cc.CACert, cc.CAKey = m.cfg.ID, datadir.TLSDir(m.cfg.DataDir), sec.CACert, sec.CAKey
+	cc.IPs = certIPs(adv, m.cfg.Hostnames)
+	cc.Names = certNames(m.cfg.Hostnames, adv, m.cfg.Store.RaftAdvertise)
+	cc.Validity, cc.ReloadInterval = m.cfg.CertValidity, m.cfg.CertReloadInterval
+	cc.ServingCertFile, cc.ServingKeyFile = m.cfg.TLSCertFile, m.cfg.TLSKeyFile
+	cc.Metrics, cc.Logger = m.metrics, m.log
+	return certs.New(cc)
+}
+
+func (m *Member) openStore(sec datadir.Secrets, pool *x509.CertPool, rt http.RoundTripper, bootstrap bool) error {
 	sc := m.cfg.Store
 	sc.ID, sc.DataDir, sc.APIURL, sc.Bootstrap, sc.Nonvoter = m.cfg.ID, m.cfg.DataDir, m.url, bootstrap, m.cfg.Nonvoter
 	sc.Derive = api.Derive
 	sc.Peer = &http.Client{Transport: rt, Timeout: 30 * time.Second}
-	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, cert), peerAuth
+	sc.RaftTLS, sc.PeerAuth = raftTLS(pool, m.certs), peerAuth
 	sc.SourceIP, sc.Dial = net.ParseIP(m.cfg.SourceIP), m.cfg.Dial
 	sc.VerifyJoinToken, sc.JoinSecrets, sc.ClusterID, sc.ClusterCA = m.verifyJoinToken, sec.Marshal, sec.ClusterID(), sec.CACert
 	sc.Metrics = m.metrics
@@ -364,7 +396,7 @@ func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, 
 		m.kubeconfig = ""
 	}
 	if m.kubeconfig != "" {
-		if err := writeKubeconfig(m.kubeconfig, m.url, sec); err != nil {
+		if err := writeKubeconfig(m.kubeconfig, m.url, m.kubeconfigSecrets()); err != nil {
 			return fmt.Errorf("member: write kubeconfig: %w", err)
 		}
 	}

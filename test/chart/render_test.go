@@ -320,6 +320,30 @@ func TestOptionalParts(t *testing.T) {
 		t.Errorf("admin token from Secret %s, want mine", ref.Name)
 	}
 
+	// Issue 17: a kubernetes.io/tls Secret of the operator's becomes the
+	// API serving certificate (mounted, passed as --tls-cert-file and
+	// --tls-private-key-file); without it, no such flags or volume.
+	ms = h.template(chart, "--set", "tls.existingSecret=api-tls", "--set", "tls.reloadInterval=30s")
+	cfg := nodeConfig(t, ms.configMap(t, "lk-litek8s-config"))
+	if cfg["tls-cert-file"] != "/etc/litek8s-tls/tls.crt" || cfg["tls-private-key-file"] != "/etc/litek8s-tls/tls.key" ||
+		cfg["tls-reload-interval"] != "30s" {
+		t.Errorf("tls.existingSecret: node config %v", cfg)
+	}
+	tlsSTS := ms.statefulSet(t)
+	if v := volume(tlsSTS.Spec.Template.Spec.Volumes, "tls"); v.Secret == nil || v.Secret.SecretName != "api-tls" {
+		t.Errorf("tls.existingSecret: volume %+v, want Secret api-tls", v)
+	}
+	if !slices.ContainsFunc(tlsSTS.Spec.Template.Spec.Containers[0].VolumeMounts, func(m corev1.VolumeMount) bool {
+		return m.Name == "tls" && m.MountPath == "/etc/litek8s-tls" && m.SubPath == "" && m.ReadOnly
+	}) {
+		t.Errorf("tls.existingSecret: mounts %+v, want tls at /etc/litek8s-tls", tlsSTS.Spec.Template.Spec.Containers[0].VolumeMounts)
+	}
+	def := h.template(chart)
+	if _, ok := nodeConfig(t, def.configMap(t, "lk-litek8s-config"))["tls-cert-file"]; ok ||
+		volume(def.statefulSet(t).Spec.Template.Spec.Volumes, "tls").Name != "" {
+		t.Error("tls-cert-file or the tls volume without tls.existingSecret")
+	}
+
 	sts := h.template(chart, "--set", "persistence.enabled=false").statefulSet(t)
 	if len(sts.Spec.VolumeClaimTemplates) != 0 || volume(sts.Spec.Template.Spec.Volumes, "data").EmptyDir == nil {
 		t.Error("persistence.enabled=false: want an emptyDir data volume and no PVC")
@@ -367,6 +391,8 @@ func TestSchemaRefuses(t *testing.T) {
 		{[]string{"--set", "config.peers=x"}, "peers"},
 		{[]string{"--set", "config.data-dir=/x"}, "data-dir"},
 		{[]string{"--skip-schema-validation", "--set", "config.bootstrap-expect=1"}, "the chart sets \"bootstrap-expect\" itself"},
+		{[]string{"--set", "tls.reloadInterval=soon"}, "reloadInterval"},
+		{[]string{"--set", "config.tls-cert-file=/x"}, "the chart sets \"tls-cert-file\" itself"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, err := h.run(append([]string{"template", release, chart, "--namespace", namespace}, tc.args...)...)

@@ -345,6 +345,7 @@ func TestSeriesInContract(t *testing.T) {
 		"apiserver_storage_objects", "litek8s_store_watchers", "workqueue_depth",
 		"process_resident_memory_bytes", "go_memstats_heap_inuse_bytes",
 		"litek8s_raft_snapshot_failures_total", "litek8s_raft_bolt_freelist_bytes", "litek8s_raft_ready",
+		"litek8s_certificate_expiry_timestamp_seconds",
 	} {
 		if _, ok := used[name]; !ok {
 			t.Errorf("neither the dashboard nor the rules use %s", name)
@@ -462,7 +463,8 @@ func TestAlerts(t *testing.T) {
 	}
 	for _, want := range []string{"Litek8sNoLeader", "Litek8sLeaderChangesTooOften", "Litek8sMemberLaggingEntries",
 		"Litek8sMemberLaggingSeconds", "Litek8sApplyLatencyHigh", "Litek8sCommitLatencyHigh", "Litek8sSnapshotFailing",
-		"Litek8sFreelistGrowing", "Litek8sMemberNotReady", "Litek8sMemberDown"} {
+		"Litek8sFreelistGrowing", "Litek8sMemberNotReady", "Litek8sMemberDown",
+		"Litek8sCertificateExpiringSoon"} {
 		if !alerts[want] {
 			t.Errorf("alert %s is missing", want)
 		}

@@ -108,6 +108,11 @@ kubernetes-peers: {{ .Values.kubernetesAPI.peerPodIPs }}
 remove-scaled-down-members: {{ .Values.kubernetesAPI.removeScaledDownMembers }}
 ca-cert-file: /etc/litek8s-secret/ca.crt
 ca-key-file: /etc/litek8s-secret/ca.key
+{{- if .Values.tls.existingSecret }}
+tls-cert-file: /etc/litek8s-tls/tls.crt
+tls-private-key-file: /etc/litek8s-tls/tls.key
+tls-reload-interval: {{ .Values.tls.reloadInterval | quote }}
+{{- end }}
 hostname:
 {{- $fullname := include "litek8s.fullname" . }}
 {{- $services := list $fullname }}

@@ -17,6 +17,8 @@
 //	POST   /admin/v1/leader/transfer        TransferRequest (optional) → LeaderInfo
 //	GET    /admin/v1/kubeconfig             this member's admin kubeconfig (YAML)
 //	GET    /admin/v1/snapshot               a consistent backup (raftstore.Backup), streamed
+//	GET    /admin/v1/certs                  CertList: this member's certificates
+//	POST   /admin/v1/certs/rotate           → CertList after this member issued itself a new member certificate
 //
 // Membership changes, resync requests and GET lag run on the leader: a
 // follower relays them there with the caller's token and relays the

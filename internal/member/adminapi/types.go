@@ -10,6 +10,8 @@ const (
 	PathTransfer   = "/admin/v1/leader/transfer"
 	PathKubeconfig = "/admin/v1/kubeconfig"
 	PathSnapshot   = "/admin/v1/snapshot"
+	PathCerts      = "/admin/v1/certs"
+	PathCertRotate = "/admin/v1/certs/rotate"
 )
 
 // Status is one member's own view, GET /admin/v1/status.
