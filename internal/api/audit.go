@@ -52,6 +52,7 @@ type auditRecord struct {
 	ev      auditv1.Event
 	reqBody bytes.Buffer // what the handler read of the body, when kept
 	keepReq bool
+	reqType string // the body's media type
 	started bool // ResponseStarted was reached
 }
 
@@ -89,6 +90,7 @@ func (s *Server) auditBegin(w http.ResponseWriter, r *http.Request, u *auth.User
 		(audit.AtLeast(cfg.Level, auditv1.LevelRequest) || attrs.Verb == "create")
 	if rec.keepReq {
 		r.Body = &teeBody{ReadCloser: r.Body, rec: rec}
+		rec.reqType, _, _ = mime.ParseMediaType(r.Header.Get("Content-Type"))
 	}
 	rec.emit(s, auditv1.StageRequestReceived)
 	aw := &auditWriter{ResponseWriter: w, rec: rec, s: s}
@@ -204,14 +206,15 @@ type auditWriter struct {
 	// Status); keep is decided at the header.
 	body bytes.Buffer
 	keep bool
+	ct   string // the answer's media type
 }
 
 func (aw *auditWriter) WriteHeader(code int) {
 	if aw.code == 0 {
 		aw.code = code
 		ct, _, _ := mime.ParseMediaType(aw.Header().Get("Content-Type"))
-		json := ct == "application/json"
-		aw.keep = json && ((audit.AtLeast(aw.rec.cfg.Level, auditv1.LevelRequestResponse) && !aw.rec.longRunning) || code >= 400)
+		aw.ct = ct
+		aw.keep = (ct == "application/json" || ct == protobufType) && ((audit.AtLeast(aw.rec.cfg.Level, auditv1.LevelRequestResponse) && !aw.rec.longRunning) || code >= 400)
 		if aw.rec.longRunning {
 			aw.rec.mu.Lock()
 			aw.rec.ev.ResponseStatus = &metav1.Status{Code: int32(code)}
@@ -259,18 +262,22 @@ func (aw *auditWriter) complete() {
 	case rec.ev.ResponseStatus == nil: // kube's "fake it", hijacked connections too
 		rec.ev.ResponseStatus = &metav1.Status{Code: http.StatusOK, Status: metav1.StatusSuccess, Message: "Connection closed early"}
 	}
+	var body []byte
+	if aw.keep {
+		body, aw.keep = aw.s.auditJSON(aw.ct, bytes.TrimSpace(aw.body.Bytes()))
+	}
 	if aw.keep && code >= 400 {
 		var st metav1.Status
-		if json.Unmarshal(aw.body.Bytes(), &st) == nil && st.Kind == "Status" {
+		if json.Unmarshal(body, &st) == nil && st.Kind == "Status" {
 			rec.ev.ResponseStatus = &metav1.Status{Status: st.Status, Message: st.Message, Reason: st.Reason,
 				Details: st.Details, Code: int32(code)}
 		}
 	}
 	if rec.keepReq {
-		rec.requestObject()
+		rec.requestObject(aw.s)
 	}
-	if aw.keep && audit.AtLeast(rec.cfg.Level, auditv1.LevelRequestResponse) && aw.body.Len() > 0 {
-		rec.ev.ResponseObject = &runtime.Unknown{Raw: rec.object(bytes.TrimSpace(aw.body.Bytes())),
+	if aw.keep && audit.AtLeast(rec.cfg.Level, auditv1.LevelRequestResponse) && len(body) > 0 {
+		rec.ev.ResponseObject = &runtime.Unknown{Raw: rec.object(body),
 			ContentType: runtime.ContentTypeJSON}
 	}
 	rec.mu.Unlock()
@@ -279,21 +286,15 @@ func (aw *auditWriter) complete() {
 
 // requestObject fills the create's name (kube's LogRequestObject, at
 // Metadata too) and, at Request and above, the request object: JSON as
-// sent, an apply patch's YAML as JSON, anything else (protobuf) left out.
-// Caller must hold rec.mu.
-func (rec *auditRecord) requestObject() {
+// sent, YAML (an apply patch) and protobuf (kubectl create, controllers)
+// as JSON. Caller must hold rec.mu.
+func (rec *auditRecord) requestObject(s *Server) {
 	raw := bytes.TrimSpace(rec.reqBody.Bytes())
 	if len(raw) == 0 {
 		return
 	}
-	if raw[0] != '{' && raw[0] != '[' {
-		j, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return
-		}
-		raw = j
-	}
-	if !json.Valid(raw) {
+	raw, ok := s.auditJSON(rec.reqType, raw)
+	if !ok {
 		return
 	}
 	if ref := rec.ev.ObjectRef; ref != nil && rec.ev.Verb == "create" {
@@ -308,6 +309,28 @@ func (rec *auditRecord) requestObject() {
 		rec.ev.RequestObject = &runtime.Unknown{Raw: rec.object(raw), ContentType: runtime.ContentTypeJSON}
 	}
 }
+
+// auditJSON is a body of media type mt as JSON: JSON as it is, YAML (an
+// apply patch) converted, protobuf (kubectl create, controllers) decoded
+// and encoded as JSON.
+func (s *Server) auditJSON(mt string, raw []byte) ([]byte, bool) {
+	switch {
+	case mt == protobufType:
+		obj, gvk, err := s.codecs.proto.Decode(raw, nil, nil)
+		if err != nil {
+			return nil, false
+		}
+		obj.GetObjectKind().SetGroupVersionKind(*gvk)
+		b, err := json.Marshal(obj)
+		return b, err == nil
+	case len(raw) > 0 && raw[0] != '{' && raw[0] != '[':
+		b, err := yaml.YAMLToJSON(raw)
+		return b, err == nil && json.Valid(b)
+	}
+	return raw, json.Valid(raw)
+}
+
+const protobufType = "application/vnd.kubernetes.protobuf"
 
 // object is raw without managedFields when the policy omits them (in an
 // object, or in the items of a list).
