@@ -53,7 +53,7 @@ type auditRecord struct {
 	reqBody bytes.Buffer // what the handler read of the body, when kept
 	keepReq bool
 	reqType string // the body's media type
-	started bool // ResponseStarted was reached
+	started bool   // ResponseStarted was reached
 }
 
 // auditBegin starts the audit of r by user u: it returns the writer and
