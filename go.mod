@@ -20,7 +20,6 @@ require (
 	github.com/tidwall/gjson v1.20.2
 	go.etcd.io/bbolt v1.5.0
 	google.golang.org/protobuf v1.36.12
-	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 	k8s.io/api v0.37.2
 	k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery v0.37.2

@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"gopkg.in/natefinch/lumberjack.v2"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 )
 
@@ -41,15 +41,11 @@ func Open(cfg Config, reg prometheus.Registerer) (*Log, error) {
 		l.w = os.Stdout
 		return l, nil
 	}
-	// lumberjack opens the file at the first write: check now that it can.
-	f, err := os.OpenFile(cfg.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	rf, err := openRotating(cfg, time.Now)
 	if err != nil {
-		return nil, fmt.Errorf("audit: log file: %w", err)
+		return nil, err
 	}
-	f.Close()
-	lj := &lumberjack.Logger{Filename: cfg.Path, MaxSize: cfg.MaxSizeMB, MaxBackups: cfg.MaxBackups,
-		MaxAge: cfg.MaxAgeDays}
-	l.w, l.c = lj, lj
+	l.w, l.c = rf, rf
 	return l, nil
 }
 
