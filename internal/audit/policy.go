@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	auditinternal "k8s.io/apiserver/pkg/apis/audit"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 	"k8s.io/apiserver/pkg/apis/audit/validation"
+	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -81,8 +83,16 @@ func LoadPolicy(path string) (*Policy, error) {
 // with a warning) and validates it as kube does.
 func ParsePolicy(b []byte) (*Policy, error) {
 	var pol auditv1.Policy
-	if err := yaml.UnmarshalStrict(b, &pol); err != nil {
+	j, err := yaml.YAMLToJSON(b)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidPolicy, err)
+	}
+	strict, err := kjson.UnmarshalStrict(j, &pol, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidPolicy, err)
+	}
+	if len(strict) > 0 {
+		return nil, fmt.Errorf("%w: strict decoding error: %v", ErrInvalidPolicy, errors.Join(strict...))
 	}
 	if gvk := pol.GroupVersionKind(); gvk != auditv1.SchemeGroupVersion.WithKind("Policy") {
 		return nil, fmt.Errorf("%w: apiVersion %q and kind %q: want apiVersion %q and kind \"Policy\"",
