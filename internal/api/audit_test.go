@@ -10,13 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	auditv1 "k8s.io/apiserver/pkg/apis/audit/v1"
 
 	"github.com/litek8s/litek8s/internal/api"
 	"github.com/litek8s/litek8s/internal/audit"
 )
 
-// auditServer is a real single-member API with an audit log of policy.
+// auditServer is a real single-member API with an audit log of policy,
+// with metrics (as members run it).
 func auditServer(tb testing.TB, policy string) (*api.Server, string) {
 	tb.Helper()
 	dir := tb.TempDir()
@@ -29,7 +31,9 @@ func auditServer(tb testing.TB, policy string) (*api.Server, string) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { l.Close() })
-	return newAPIServer(tb, func(c *api.Config) { c.Audit = l }, "audit"), lf
+	return newAPIServer(tb, func(c *api.Config) {
+		c.Audit, c.Metrics = l, prometheus.NewRegistry()
+	}, "audit", "bench"), lf
 }
 
 // readAudit returns the events of the log at path.
@@ -89,5 +93,66 @@ func TestAuditCreate(t *testing.T) {
 	}
 	if id := rec.Header().Get("Audit-Id"); id != string(got.AuditID) {
 		t.Errorf("Audit-Id %q, event %q", id, got.AuditID)
+	}
+}
+
+// TestAuditRelayHeadersNeedMemberCert: a client that sends the headers of
+// a relayed write without a member certificate is audited all the same.
+func TestAuditRelayHeadersNeedMemberCert(t *testing.T) {
+	srv, lf := auditServer(t, rrPolicy)
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/audit/configmaps", nil)
+	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("X-Litek8s-Forwarded", "1")
+	req.Header.Set("X-Litek8s-Remote-User", "someone")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("list: %d %s", rec.Code, rec.Body)
+	}
+	var n int
+	for _, ev := range readAudit(t, lf) {
+		if ev.Verb == "list" && ev.ObjectRef != nil && ev.ObjectRef.Namespace == "audit" {
+			n++
+			if ev.User.Username != "litek8s-admin" {
+				t.Errorf("user %q, want the token's", ev.User.Username)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d events for the list, want 1", n)
+	}
+}
+
+// BenchmarkAudit is what auditing costs a list of 100 ConfigMaps and a get:
+// no policy, a policy whose rule for them is None (the Audit-Id header and
+// the rule lookup), Metadata, and RequestResponse (the whole answer in the
+// event), written to a file.
+func BenchmarkAudit(b *testing.B) {
+	none := "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n"
+	meta := "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"
+	rr := "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n"
+	for _, p := range []struct{ name, policy string }{{"nopolicy", ""}, {"none", none}, {"metadata", meta}, {"requestresponse", rr}} {
+		var srv *api.Server
+		if p.policy == "" {
+			srv = benchServer(b, 0)
+		} else {
+			srv, _ = auditServer(b, p.policy)
+		}
+		fillBench(b, srv, 100)
+		for _, c := range []struct{ name, path string }{
+			{"list", "/api/v1/namespaces/bench/configmaps?resourceVersion=0"},
+			{"get", "/api/v1/namespaces/bench/configmaps/cm-000042?resourceVersion=0"},
+		} {
+			b.Run(p.name+"/"+c.name, func(b *testing.B) {
+				req := httptest.NewRequest(http.MethodGet, c.path, nil)
+				req.Header.Set("Authorization", "Bearer t")
+				req.Header.Set("Accept", "application/json")
+				w := &discardWriter{h: http.Header{}}
+				b.ReportAllocs()
+				for b.Loop() {
+					srv.ServeHTTP(w, req)
+				}
+			})
+		}
 	}
 }
