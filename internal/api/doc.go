@@ -28,6 +28,9 @@
 // nodeauth.go (the Node authorizer's graph, bootstrap tokens); admission
 // that depends on the writer is admission_user.go (CSRs) and
 // noderestriction.go (NodeRestriction).
+// The audit log (audit.go, audit_attrs.go; Config.Audit, package audit)
+// starts in authenticate once the user is known; without a policy nothing
+// of it runs.
 //
 // Concurrency: a Server is safe for concurrent use; handlers share only the
 // immutable registry and the Store, whose objects are immutable. Get, list
