@@ -48,7 +48,7 @@ type auditRecord struct {
 	cfg         audit.RequestConfig
 	longRunning bool
 
-	mu      sync.Mutex // guards ev, the bodies and started
+	mu      sync.Mutex // guards ev, reqBody, keepReq and started; taken before the Log's own
 	ev      auditv1.Event
 	reqBody bytes.Buffer // what the handler read of the body, when kept
 	keepReq bool

@@ -156,3 +156,49 @@ func BenchmarkAudit(b *testing.B) {
 		}
 	}
 }
+
+// TestAuditOmitManagedFields: omitManagedFields drops managedFields from
+// the request and response objects, a rule's false overriding the
+// policy's true.
+func TestAuditOmitManagedFields(t *testing.T) {
+	srv, lf := auditServer(t, `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+omitManagedFields: true
+rules:
+- level: RequestResponse
+  namespaces: [bench]
+  omitManagedFields: false
+- level: RequestResponse
+`)
+	for _, ns := range []string{"audit", "bench"} {
+		body := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"m1","managedFields":[{"manager":"me","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}]},"data":{"k":"v"}}`
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/"+ns+"/configmaps", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer t")
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusCreated || !strings.Contains(rec.Body.String(), "managedFields") {
+			t.Fatalf("create in %s: %d %s", ns, rec.Code, rec.Body)
+		}
+	}
+	var seen int
+	for _, ev := range readAudit(t, lf) {
+		if ev.Verb != "create" || ev.ObjectRef == nil || ev.ObjectRef.Name != "m1" {
+			continue
+		}
+		seen++
+		req, _ := ev.RequestObject.MarshalJSON()
+		resp, _ := ev.ResponseObject.MarshalJSON()
+		want := ev.ObjectRef.Namespace == "bench" // the rule keeps them
+		if strings.Contains(string(req), "managedFields") != want || strings.Contains(string(resp), "managedFields") != want {
+			t.Errorf("%s: managedFields kept %v, want %v:\n%s\n%s", ev.ObjectRef.Namespace, !want, want, req, resp)
+		}
+		if !strings.Contains(string(resp), `"data":{"k":"v"}`) {
+			t.Errorf("%s: response object %s", ev.ObjectRef.Namespace, resp)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d create events, want 2", seen)
+	}
+}
