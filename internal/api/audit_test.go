@@ -202,3 +202,44 @@ rules:
 		t.Errorf("%d create events, want 2", seen)
 	}
 }
+
+// TestAuditPanic: a handler that panics is recorded at stage Panic with
+// kube's 500 status, and the panic goes on to net/http.
+func TestAuditPanic(t *testing.T) {
+	dir := t.TempDir()
+	pf, lf := filepath.Join(dir, "policy.yaml"), filepath.Join(dir, "audit.log")
+	if err := os.WriteFile(pf, []byte(rrPolicy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err := audit.Open(audit.Config{PolicyFile: pf, Path: lf}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	srv := newAPIServer(t, func(c *api.Config) {
+		c.Audit = l
+		c.Admin = http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })
+	})
+	req := httptest.NewRequest(http.MethodGet, "/admin/v1/status", nil)
+	req.Header.Set("Authorization", "Bearer t")
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Errorf("recovered %v, want the handler's panic", p)
+			}
+		}()
+		srv.ServeHTTP(httptest.NewRecorder(), req)
+	}()
+	var n int
+	for _, ev := range readAudit(t, lf) {
+		if ev.RequestURI == "/admin/v1/status" {
+			n++
+			if ev.Stage != auditv1.StagePanic || ev.ResponseStatus.Code != 500 || ev.ResponseStatus.Message != "APIServer panic'd: boom" {
+				t.Errorf("event %+v", ev)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d events for the request, want its Panic", n)
+	}
+}
