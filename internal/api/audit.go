@@ -108,6 +108,31 @@ func (s *Server) auditBegin(w http.ResponseWriter, r *http.Request, u *auth.User
 	}
 }
 
+// auditUnauthenticated records a request whose credentials proved nothing
+// as kube's WithFailedAuthenticationAudit does: one ResponseStarted event
+// with code 401, no user, and the methods tried, where the policy (which
+// no users or userGroups rule matches) says.
+func (s *Server) auditUnauthenticated(r *http.Request) {
+	attrs := auditAttributes(r, nil)
+	cfg := s.cfg.Audit.Policy().Evaluate(attrs)
+	if cfg.Level == auditv1.LevelNone {
+		return
+	}
+	now := metav1.NewMicroTime(s.cfg.Now())
+	rec := &auditRecord{log: s.cfg.Audit, cfg: cfg}
+	rec.ev = auditv1.Event{Level: cfg.Level, AuditID: types.UID(uuid.NewString()), RequestURI: r.URL.RequestURI(),
+		Verb: attrs.Verb, UserAgent: r.UserAgent(), RequestReceivedTimestamp: now,
+		ResponseStatus: &metav1.Status{Code: http.StatusUnauthorized, Message: "Authentication failed, attempted: bearer, x509"}}
+	for _, ip := range utilnet.SourceIPs(r) {
+		rec.ev.SourceIPs = append(rec.ev.SourceIPs, ip.String())
+	}
+	if attrs.ResourceRequest {
+		rec.ev.ObjectRef = &auditv1.ObjectReference{Resource: attrs.Resource, Namespace: attrs.Namespace,
+			Name: attrs.Name, APIGroup: attrs.APIGroup, APIVersion: attrs.APIVersion, Subresource: attrs.Subresource}
+	}
+	rec.emit(s, auditv1.StageResponseStarted)
+}
+
 // relayed reports whether r is a write another member relays (a member
 // certificate with the user it relays): its receiver audits it.
 func (s *Server) relayed(r *http.Request) bool {

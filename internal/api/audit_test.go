@@ -243,3 +243,27 @@ func TestAuditPanic(t *testing.T) {
 		t.Errorf("%d events for the request, want its Panic", n)
 	}
 }
+
+// TestAuditUnauthenticated: a request with a bad token is recorded as kube
+// records failed authentication: one ResponseStarted event, code 401, no
+// user.
+func TestAuditUnauthenticated(t *testing.T) {
+	srv, lf := auditServer(t, rrPolicy)
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/audit/configmaps/x", nil)
+	req.Header.Set("Authorization", "Bearer wrong")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnauthorized {
+		t.Fatalf("bad token: %d", rec.Code)
+	}
+	var got []auditv1.Event
+	for _, ev := range readAudit(t, lf) {
+		if ev.ResponseStatus != nil && ev.ResponseStatus.Code == http.StatusUnauthorized {
+			got = append(got, ev)
+		}
+	}
+	if len(got) != 1 || got[0].Stage != auditv1.StageResponseStarted || got[0].User.Username != "" ||
+		got[0].Verb != "get" || got[0].ObjectRef == nil || got[0].ObjectRef.Name != "x" || got[0].Level != auditv1.LevelRequestResponse {
+		t.Errorf("401 events: %+v", got)
+	}
+}

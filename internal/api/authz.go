@@ -44,6 +44,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		u, err := s.authn.Authenticate(r.Context(), r)
 		if err != nil {
+			if s.cfg.Audit != nil {
+				s.auditUnauthenticated(r) // audit.go
+			}
 			s.writeError(w, r, errUnauthorized)
 			return
 		}
