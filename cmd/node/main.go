@@ -135,6 +135,11 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("token-auth-file", "", "static bearer tokens, kube's CSV format: token,user,uid,\"group1,group2\"")
 	fs.Bool("anonymous-auth", def.AnonymousAuth,
 		"requests without credentials are system:anonymous, for RBAC to decide (off: 401, except health and /version)")
+	fs.String("audit-policy-file", "", "audit.k8s.io/v1 Policy: which requests the audit log records, at which level (empty: no audit log)")
+	fs.String("audit-log-path", "", "audit log file, JSON lines of audit.k8s.io/v1 Event; - is stdout (needs --audit-policy-file)")
+	fs.Int("audit-log-maxsize", 0, "rotate the audit log at this many megabytes (0: 100)")
+	fs.Int("audit-log-maxbackup", 0, "rotated audit log files kept (0: all, within --audit-log-maxage)")
+	fs.Int("audit-log-maxage", 0, "days rotated audit log files are kept (0: no limit)")
 	fs.Int("max-requests-inflight", def.Limits.MaxRequestsInflight,
 		"read-only requests served at once; more get 429 (0: no limit)")
 	fs.Int("max-mutating-requests-inflight", def.Limits.MaxMutatingRequestsInflight,
@@ -220,6 +225,11 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.TokenAuthFile = v.GetString("token-auth-file")
 	cfg.SourceIP = v.GetString("source-ip")
 	cfg.AnonymousAuth = v.GetBool("anonymous-auth")
+	cfg.Audit.PolicyFile = v.GetString("audit-policy-file")
+	cfg.Audit.Path = v.GetString("audit-log-path")
+	cfg.Audit.MaxSizeMB = v.GetInt("audit-log-maxsize")
+	cfg.Audit.MaxBackups = v.GetInt("audit-log-maxbackup")
+	cfg.Audit.MaxAgeDays = v.GetInt("audit-log-maxage")
 	cfg.Limits.MaxRequestsInflight = v.GetInt("max-requests-inflight")
 	cfg.Limits.MaxMutatingRequestsInflight = v.GetInt("max-mutating-requests-inflight")
 	cfg.Limits.MaxWatchesInflight = v.GetInt("max-watches-inflight")

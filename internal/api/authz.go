@@ -44,14 +44,27 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		u, err := s.authn.Authenticate(r.Context(), r)
 		if err != nil {
+			if s.cfg.Audit != nil {
+				s.auditUnauthenticated(r) // audit.go
+			}
 			s.writeError(w, r, errUnauthorized)
 			return
 		}
+		if s.cfg.Audit != nil { // audit.go
+			var end func()
+			if w, r, end = s.auditBegin(w, r, u); end != nil {
+				defer end()
+			}
+		}
+		authed := u
 		if r.Header.Get("Impersonate-User") != "" || r.Header.Get("Impersonate-Group") != "" || r.Header.Get("Impersonate-Uid") != "" {
 			if u, err = s.impersonate(r.Context(), u, r.Header); err != nil {
 				s.writeError(w, r, err)
 				return
 			}
+		}
+		if s.cfg.Audit != nil && u != authed {
+			auditImpersonated(r.Context(), u)
 		}
 		r = r.WithContext(auth.WithUser(r.Context(), u))
 		if !isPublic(r.URL.Path) && !isResourcePath(r.URL.Path) {
@@ -125,6 +138,9 @@ func authzVerb(r *http.Request, q *request) string {
 func (s *Server) authorize(r *http.Request, q *request) error {
 	u := auth.UserFrom(r.Context())
 	if u != nil && u.InGroup(auth.GroupMasters) {
+		if s.cfg.Audit != nil {
+			auditDecision(r.Context(), true, "")
+		}
 		return nil // the common case costs nothing more
 	}
 	a := auth.Attributes{User: u, Verb: authzVerb(r, q), ResourceRequest: true,
@@ -144,6 +160,9 @@ func (s *Server) check(ctx context.Context, a auth.Attributes) error {
 	d, err := s.authz.Authorize(ctx, a)
 	if err != nil {
 		return err
+	}
+	if s.cfg.Audit != nil {
+		auditDecision(ctx, d.Allowed, d.Reason)
 	}
 	if !d.Allowed {
 		return auth.ForbiddenBecause(a, d.Reason)

@@ -25,6 +25,13 @@ func benchServerMetrics(tb testing.TB, n int, metrics bool) *api.Server {
 			c.Metrics = prometheus.NewRegistry()
 		}
 	}, "bench")
+	fillBench(tb, srv, n)
+	return srv
+}
+
+// fillBench creates n ConfigMaps in "bench".
+func fillBench(tb testing.TB, srv *api.Server, n int) {
+	tb.Helper()
 	for i := range n {
 		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-%06d","labels":{"app":"bench","shard":"s%d"}},"data":{"key":"value-%d","other":"some longer configuration text to make the object realistic"}}`, i, i%10, i)
 		req := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/bench/configmaps", strings.NewReader(body))
@@ -36,7 +43,6 @@ func benchServerMetrics(tb testing.TB, n int, metrics bool) *api.Server {
 			tb.Fatalf("create %d: %d %s", i, rec.Code, rec.Body)
 		}
 	}
-	return srv
 }
 
 // discardWriter is a ResponseWriter that counts bytes and keeps nothing.

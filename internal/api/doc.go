@@ -29,6 +29,9 @@
 // that depends on the writer is admission_user.go (CSRs),
 // noderestriction.go (NodeRestriction) and admission_rbac.go (RBAC
 // escalation prevention).
+// The audit log (audit.go, audit_attrs.go; Config.Audit, package audit)
+// starts in authenticate once the user is known; without a policy nothing
+// of it runs.
 //
 // Concurrency: a Server is safe for concurrent use; handlers share only the
 // immutable registry and the Store, whose objects are immutable. Get, list

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/litek8s/litek8s/internal/api/registry"
+	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 )
 
@@ -75,6 +76,9 @@ type Config struct {
 	// subresources (pods/log, exec, attach, portforward, the proxies:
 	// connect.go); nil answers them 503.
 	Kubelets Kubelets
+	// Audit is the audit log with its policy (audit.go); nil: no auditing,
+	// at no cost.
+	Audit *audit.Log
 }
 
 // DefaultConfig returns a Config with the defaults filled in.

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
 	"github.com/litek8s/litek8s/internal/kv"
@@ -97,6 +98,9 @@ type Config struct {
 	// Limits bound the API's requests in flight, bodies, stored objects
 	// and request times.
 	Limits api.Limits
+	// Audit is the audit policy and log (kube's --audit-policy-file and
+	// --audit-log-*); no policy: no audit log.
+	Audit audit.Config
 	// SourceIP, when set, is the address this member's connections to the
 	// others come from (Raft, internal calls, forwarded writes): tests give
 	// each member its own loopback address for a fault-injecting proxy.
@@ -151,6 +155,9 @@ func (c *Config) Validate() error {
 	if err := c.Limits.Validate(); err != nil {
 		return err
 	}
+	if err := c.Audit.Validate(); err != nil {
+		return err
+	}
 	return c.Controllers.Validate()
 }
 
@@ -172,6 +179,7 @@ type Member struct {
 	certs      *certs.Manager
 	metricsSrv *http.Server // the metrics-only listener's; nil when off
 	metricsLn  net.Listener
+	audit      *audit.Log // nil without a policy
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 }
@@ -195,6 +203,9 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("member: data dir: %w", err)
+	}
+	if m.audit, err = audit.Open(cfg.Audit, m.metrics); err != nil { // a bad policy fails the start
+		return nil, err
 	}
 	_, statErr := os.Stat(filepath.Join(cfg.DataDir, "raft.db"))
 	fresh := errors.Is(statErr, os.ErrNotExist)
@@ -385,6 +396,7 @@ func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, 
 		return err
 	}
 	ac.MetricsHandler, ac.Metrics = metricsHandler(m.metrics), m.metrics
+	ac.Audit = m.audit
 	m.version = version.Get().Version
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err
@@ -482,6 +494,7 @@ func (m *Member) Close() error {
 		m.metricsSrv.Close()
 	}
 	m.wg.Wait()
+	m.audit.Close() // after the last request
 	if m.store != nil {
 		return m.store.Close()
 	}
