@@ -62,6 +62,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newStatusCmd(o), newMembersCmd(o), newLeaderCmd(o), newResyncCmd(o), newSnapshotCmd(o),
 		newKubeconfigCmd(o), newHealthCmd(o), newVersionCmd(o))
 	root.AddCommand(newTokenCmd(o))
+	root.AddCommand(newSecretsCmd(o))
 	root.SetErrPrefix("ctl:")
 	return root
 }

@@ -46,6 +46,7 @@ func (m *Member) adminHandler() http.Handler {
 	mux.Handle("POST "+adminapi.PathTransfer, m.adminFunc(m.onLeader(m.serveTransfer)))
 	mux.Handle("GET "+adminapi.PathKubeconfig, m.adminFunc(m.serveKubeconfig))
 	mux.Handle("GET "+adminapi.PathSnapshot, m.adminFunc(m.serveSnapshot))
+	mux.Handle("POST "+adminapi.PathReencrypt, m.adminFunc(m.onLeader(m.serveReencrypt)))
 	mux.Handle("/admin/", m.adminFunc(func(w http.ResponseWriter, r *http.Request) error {
 		return adminNoRoute(mux, w, r)
 	}))

@@ -17,6 +17,7 @@
 //	POST   /admin/v1/leader/transfer        TransferRequest (optional) → LeaderInfo
 //	GET    /admin/v1/kubeconfig             this member's admin kubeconfig (YAML)
 //	GET    /admin/v1/snapshot               a consistent backup (raftstore.Backup), streamed
+//	POST   /admin/v1/encryption/reencrypt   → ReencryptResult (leader: rewrites stale objects, every member snapshots)
 //
 // Membership changes, resync requests and GET lag run on the leader: a
 // follower relays them there with the caller's token and relays the
