@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/member/adminapi"
+	"github.com/litek8s/litek8s/internal/member/datadir"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 )
 
@@ -279,6 +281,34 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 		}
 	}
 	checkAtRest("key2")
+
+	// A backup restores on a member given the key, and only there.
+	bk := backup(t, c, 0)
+	restoreInto := func(name, conf string) (member.Config, error) {
+		dir := filepath.Join(t.TempDir(), name)
+		if _, err := datadir.Restore(bytes.NewReader(bk), dir, name, "127.0.0.1:0", "", ""); err != nil {
+			t.Fatal(err)
+		}
+		cfg := member.DefaultConfig()
+		cfg.ID, cfg.DataDir, cfg.APIAddr, cfg.Store.RaftAddr = name, dir, "127.0.0.1:0", "127.0.0.1:0"
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.EncryptionProviderConfig = conf
+		membertest.FastRaft(&cfg)
+		if conf == "" {
+			m, err := member.Start(ctx, cfg)
+			if err == nil {
+				m.Close()
+			}
+			return cfg, err
+		}
+		return cfg, nil
+	}
+	if _, err := restoreInto("r-nokey", ""); err == nil {
+		t.Error("a backup with encrypted Secrets restored on a member without the key")
+	}
+	cfg, _ := restoreInto("r-key", conf)
+	r := membertest.Open(t, cfg)
+	readsEverySecret(t, r, "top", "replaced", "untouched")
 
 	// A member without the key refuses to start, and says why.
 	c.Stop(3)
