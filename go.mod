@@ -35,6 +35,7 @@ require (
 
 require (
 	github.com/go-jose/go-jose/v4 v4.1.9 // indirect
+	golang.org/x/crypto v0.57.0 // indirect
 	k8s.io/cluster-bootstrap v0.37.2 // indirect
 	k8s.io/component-helpers v0.37.2
 	k8s.io/kubelet v0.37.2 // indirect

@@ -63,6 +63,7 @@ func newRoot() *cobra.Command {
 		newKubeconfigCmd(o), newHealthCmd(o), newVersionCmd(o))
 	root.AddCommand(newTokenCmd(o))
 	root.AddCommand(newCertsCmd(o))
+	root.AddCommand(newSecretsCmd(o))
 	root.SetErrPrefix("ctl:")
 	return root
 }

@@ -132,6 +132,8 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.Duration("commit-timeout", def.Store.CommitTimeout,
 		"longest a follower waits to learn a commit when no write follows (lower: faster watches on followers, more idle traffic)")
 	fs.String("source-ip", "", "connections to other members come from this address (tests give each member its own loopback address)")
+	fs.String("encryption-provider-config", "", "kube's EncryptionConfiguration (apiserver.config.k8s.io/v1): "+
+		"the resources it lists are encrypted in the Raft log, snapshots and backups; every member needs the same file")
 	fs.String("token-auth-file", "", "static bearer tokens, kube's CSV format: token,user,uid,\"group1,group2\"")
 	fs.Bool("anonymous-auth", def.AnonymousAuth,
 		"requests without credentials are system:anonymous, for RBAC to decide (off: 401, except health and /version)")
@@ -223,6 +225,7 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.Peers = v.GetStringSlice("peers")
 	cfg.MetricsAddr = v.GetString("metrics-addr")
 	cfg.TokenAuthFile = v.GetString("token-auth-file")
+	cfg.EncryptionProviderConfig = v.GetString("encryption-provider-config")
 	cfg.SourceIP = v.GetString("source-ip")
 	cfg.AnonymousAuth = v.GetBool("anonymous-auth")
 	cfg.Audit.PolicyFile = v.GetString("audit-policy-file")

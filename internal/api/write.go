@@ -334,7 +334,9 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 		}
 		return &writeResult{raw: raw, code: http.StatusOK}, nil
 	}
-	if bytes.Equal(raw, cur.Raw) { // nothing changed: no write, same resourceVersion
+	// Nothing changed: no write, same resourceVersion; unless the stored
+	// form is stale (an older encryption key), which kube rewrites.
+	if bytes.Equal(raw, cur.Raw) && !cur.Stale {
 		return &writeResult{raw: cur.Raw, code: http.StatusOK}, nil
 	}
 	if err := s.checkObjectSize(q.res, q.name, raw); err != nil {

@@ -69,6 +69,10 @@ type Object struct {
 	RV uint64
 	// UID is metadata.uid.
 	UID string
+	// Stale is set when the stored form of Raw was not written with the
+	// store's current encryption key (an older key, or unencrypted): an
+	// update must then be written even if it changes nothing.
+	Stale bool
 	Derived
 }
 

@@ -48,6 +48,7 @@ func (m *Member) adminHandler() http.Handler {
 	mux.Handle("GET "+adminapi.PathSnapshot, m.adminFunc(m.serveSnapshot))
 	mux.Handle("GET "+adminapi.PathCerts, m.adminFunc(m.serveCerts))
 	mux.Handle("POST "+adminapi.PathCertRotate, m.adminFunc(m.serveCertRotate))
+	mux.Handle("POST "+adminapi.PathReencrypt, m.adminFunc(m.onLeader(m.serveReencrypt)))
 	mux.Handle("/admin/", m.adminFunc(func(w http.ResponseWriter, r *http.Request) error {
 		return adminNoRoute(mux, w, r)
 	}))

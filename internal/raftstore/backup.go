@@ -92,7 +92,7 @@ func (s *Store) Backup(ctx context.Context, w io.Writer) (BackupInfo, error) {
 func (f *fsm) backupView() (*fsmSnapshot, map[string]int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	snap := &fsmSnapshot{applied: f.applied}
+	snap := &fsmSnapshot{applied: f.applied, tr: f.tr}
 	counts := make(map[string]int)
 	for _, name := range slices.Sorted(maps.Keys(f.objs.tables)) {
 		if name == membersResource {

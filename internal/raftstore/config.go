@@ -57,6 +57,11 @@ type Config struct {
 
 	// Derive computes field-selector values and Table cells at apply time.
 	Derive DeriveFunc
+	// Transformer, when set, transforms objects (encrypts the resources
+	// the encryption configuration lists) before they enter the Raft log,
+	// snapshots and backups, and back when applied or restored. nil stores
+	// objects as they are.
+	Transformer Transformer
 	// Peer is the client used for internal calls to other members (read
 	// index, join); it must trust their serving certificates and present
 	// this member's own certificate.

@@ -28,6 +28,9 @@ type applyResult struct {
 // leader before proposing.
 type fsm struct {
 	derive DeriveFunc
+	// tr transforms objects from and to their stored form (nil: none). Set
+	// before Raft starts, then only read.
+	tr Transformer
 
 	// mu guards every field below and the feed's watchers. Lock order: mu is
 	// a leaf lock.
@@ -88,15 +91,22 @@ func (f *fsm) applyOne(index uint64, data []byte) *applyResult {
 	if err != nil {
 		panic(fmt.Sprintf("raftstore: log entry %d: %v", index, err)) // a corrupt log
 	}
+	plain, stale, err := fromStorage(f.tr, w.Key, w.Object)
+	if err != nil {
+		// Applying nothing would fork this member from the others; storing
+		// ciphertext would serve it as an object: stop, loudly.
+		panic(fmt.Sprintf("raftstore: log entry %d: %v", index, err))
+	}
+	w.Object = plain
 	cur := f.objs.get(w.Key)
 	if err := checkPreconditions(&w, cur); err != nil {
 		return &applyResult{err: err}
 	}
 	switch w.Op {
 	case kv.OpCreate:
-		return f.applyPut(index, &w, nil, kv.Added)
+		return f.applyPut(index, &w, nil, kv.Added, stale)
 	case kv.OpUpdate:
-		return f.applyPut(index, &w, cur, kv.Modified)
+		return f.applyPut(index, &w, cur, kv.Modified, stale)
 	default:
 		return f.applyDelete(index, cur)
 	}
@@ -122,8 +132,9 @@ func checkPreconditions(w *kv.Write, cur *kv.Object) error {
 	return nil
 }
 
-func (f *fsm) applyPut(index uint64, w *kv.Write, prev *kv.Object, typ kv.EventType) *applyResult {
+func (f *fsm) applyPut(index uint64, w *kv.Write, prev *kv.Object, typ kv.EventType, stale bool) *applyResult {
 	obj := f.newObject(w.Key, spliceRV(w.Object, index), index)
+	obj.Stale = stale
 	f.objs.put(obj)
 	f.feed.append(kv.Event{Type: typ, Object: obj, Prev: prev})
 	return &applyResult{obj: obj}

@@ -23,6 +23,13 @@ func (s *Store) Propose(ctx context.Context, w kv.Write) (*kv.Object, error) {
 		return nil, kv.ErrNotLeader
 	}
 	start := time.Now()
+	if s.cfg.Transformer != nil {
+		stored, err := toStorage(s.cfg.Transformer, w.Key, w.Object)
+		if err != nil {
+			return nil, fmt.Errorf("raftstore: propose %s: %w", w.Key, err)
+		}
+		w.Object = stored
+	}
 	f := s.raft.Apply(encodeRecord(&w), s.cfg.ApplyTimeout)
 	if err := s.await(f); err != nil {
 		return nil, mapRaftError(err)

@@ -27,13 +27,15 @@ type fsmSnapshot struct {
 	applied uint64
 	trees   []*btree.BTreeG[*kv.Object]
 	m       *metrics
+	// tr writes objects in their stored form (nil: as they are).
+	tr Transformer
 }
 
 // Snapshot captures copy-on-write clones of every table and returns at once.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := &fsmSnapshot{applied: f.applied, m: f.m}
+	s := &fsmSnapshot{applied: f.applied, m: f.m, tr: f.tr}
 	for name := range f.objs.tables {
 		if v := f.objs.viewOf(name); v != nil {
 			s.trees = append(s.trees, v.tree)
@@ -67,7 +69,13 @@ func (s *fsmSnapshot) write(w io.Writer) error {
 	var err error
 	for _, t := range s.trees {
 		t.Ascend(func(obj *kv.Object) bool {
-			rec := encodeRecord(&kv.Write{Op: kv.OpCreate, Key: obj.Key, Object: obj.Raw})
+			raw := obj.Raw
+			if s.tr != nil {
+				if raw, err = toStorage(s.tr, obj.Key, obj.Raw); err != nil {
+					return false
+				}
+			}
+			rec := encodeRecord(&kv.Write{Op: kv.OpCreate, Key: obj.Key, Object: raw})
 			buf = binary.AppendUvarint(buf[:0], uint64(len(rec)))
 			buf = append(buf, rec...)
 			buf = binary.AppendUvarint(buf, obj.RV)
@@ -137,6 +145,12 @@ func (f *fsm) readSnapshot(r *bufio.Reader) (*objects, uint64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		objs.put(f.newObject(w.Key, w.Object, rv))
+		plain, stale, err := fromStorage(f.tr, w.Key, w.Object)
+		if err != nil {
+			return nil, 0, err
+		}
+		obj := f.newObject(w.Key, plain, rv)
+		obj.Stale = stale
+		objs.put(obj)
 	}
 }

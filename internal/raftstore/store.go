@@ -69,6 +69,7 @@ func Open(cfg Config) (*Store, error) {
 		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16),
 		closing: make(chan struct{}), m: m}
 	s.fsm.useMetrics(m)
+	s.fsm.tr = cfg.Transformer
 	s.leaderReads = newReadIndexer(s.leaderReadIndex)
 	s.remoteReads = newReadIndexer(s.remoteReadIndex)
 	if err := s.openRaft(); err != nil {

@@ -19,6 +19,7 @@
 //	GET    /admin/v1/snapshot               a consistent backup (raftstore.Backup), streamed
 //	GET    /admin/v1/certs                  CertList: this member's certificates
 //	POST   /admin/v1/certs/rotate           → CertList after this member issued itself a new member certificate
+//	POST   /admin/v1/encryption/reencrypt   → ReencryptResult (leader: rewrites stale objects, every member snapshots)
 //
 // Membership changes, resync requests and GET lag run on the leader: a
 // follower relays them there with the caller's token and relays the

@@ -12,7 +12,19 @@ const (
 	PathSnapshot   = "/admin/v1/snapshot"
 	PathCerts      = "/admin/v1/certs"
 	PathCertRotate = "/admin/v1/certs/rotate"
+	PathReencrypt  = "/admin/v1/encryption/reencrypt"
 )
+
+// ReencryptResult answers POST /admin/v1/encryption/reencrypt: the objects
+// rewritten with the current first encryption key, per resource, the
+// revision after them, and per member the index its Raft snapshot covers.
+type ReencryptResult struct {
+	Rewritten map[string]int    `json:"rewritten"`
+	Index     uint64            `json:"index"`
+	Snapshots map[string]uint64 `json:"snapshots"`
+	// Error names the members that did not snapshot (run it again).
+	Error string `json:"error,omitempty"`
+}
 
 // Status is one member's own view, GET /admin/v1/status.
 type Status struct {
