@@ -35,6 +35,15 @@ for a in "$@"; do
 	esac
 done
 SIMULATED_NODES=${REALCLUSTER_SIMULATED_NODES:-0}
+
+# The kubelet evicts every pod when its disk runs short (DiskPressure taint,
+# pods "Evicted" or failing with no log): say so now rather than as a failed
+# smoke pod later.
+MIN_FREE_MIB=${REALCLUSTER_MIN_FREE_MIB:-2048}
+mkdir -p "$STATE"
+free_mib=$(df -Pm "$STATE" | awk 'NR==2 {print $4}')
+((free_mib >= MIN_FREE_MIB)) || die "only ${free_mib} MiB free on the file system of $STATE (need $MIN_FREE_MIB MiB):" \
+	"free space first (the Go build cache, 'go clean -cache', is the usual culprit)"
 SIMULATED_NODE_TAINTS=${REALCLUSTER_SIMULATED_NODE_TAINTS-litek8s.io/simulated=true:NoSchedule}
 [[ $SIMULATED_NODES =~ ^[0-9]+$ ]] || die "REALCLUSTER_SIMULATED_NODES=$SIMULATED_NODES is not a number"
 [[ $SIMULATED_NODES == 0 || $MODE == litek8s ]] || die "REALCLUSTER_SIMULATED_NODES needs --litek8s"
@@ -252,11 +261,14 @@ rotateCertificates: true
 serverTLSBootstrap: false
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
+# Absolute thresholds: a percentage of a large, nearly full shared disk
+# (CI machines) evicts every pod although gigabytes are free; up.sh checks
+# for MIN_FREE_MIB itself before it starts anything.
 evictionHard:
   memory.available: 100Mi
-  nodefs.available: 1%
+  nodefs.available: 256Mi
   nodefs.inodesFree: 1%
-  imagefs.available: 1%
+  imagefs.available: 256Mi
 YAML
 
 cat >"$STATE/kube-proxy.yaml" <<YAML
@@ -728,6 +740,9 @@ wait_for 90 "the smoke pod to finish" smoke_done || true
 if [[ $(kctl get pod realcluster-smoke -o 'jsonpath={.status.phase}') != Succeeded ]]; then
 	kctl get pod realcluster-smoke -o wide >&2 || true
 	kctl logs realcluster-smoke >&2 || true
+	kctl describe pod realcluster-smoke | sed -n '/^Status:/p;/^Reason:/p;/^Message:/p;/^Events:/,$p' >&2 || true
+	kctl get node "$NODE_NAME" -o 'jsonpath={range .status.conditions[*]}{.type}={.status} {.message}{"\n"}{end}' >&2 || true
+	df -h "$STATE" >&2 || true
 	die "smoke pod did not succeed"
 fi
 kctl logs realcluster-smoke | grep -q smoke-ok || die "smoke pod printed no smoke-ok"
