@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/api/aggregator"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
@@ -186,6 +187,8 @@ type Member struct {
 	metricsSrv *http.Server // the metrics-only listener's; nil when off
 	metricsLn  net.Listener
 	audit      *audit.Log // nil without a policy
+	frontProxy *frontProxy
+	agg        *aggregator.Aggregator
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 }
@@ -410,6 +413,11 @@ func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, 
 	}
 	ac.MetricsHandler, ac.Metrics = metricsHandler(m.metrics), m.metrics
 	ac.Audit = m.audit
+	m.frontProxy = &frontProxy{sec: sec}
+	if m.agg, err = aggregator.New(aggregator.Config{Store: m.store, ClientCert: m.frontProxy.Cert, Logger: m.log}); err != nil {
+		return err
+	}
+	ac.Aggregator = m.agg
 	m.version = version.Get().Version
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err
@@ -461,6 +469,9 @@ func (m *Member) bootstrapNamespaces(ctx context.Context) {
 				err = m.recordInitialJoinToken(ctx)
 			}
 			if err == nil {
+				err = m.publishAuthentication(ctx)
+			}
+			if err == nil {
 				return
 			}
 			if !errors.Is(err, kv.ErrNotLeader) && ctx.Err() == nil {
@@ -507,6 +518,9 @@ func (m *Member) Close() error {
 		m.metricsSrv.Close()
 	}
 	m.wg.Wait()
+	if m.agg != nil {
+		m.agg.Close()
+	}
 	m.audit.Close() // after the last request
 	if m.store != nil {
 		return m.store.Close()
