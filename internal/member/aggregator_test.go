@@ -182,7 +182,7 @@ func TestAggregatedAPIServer(t *testing.T) {
 	must(t, create(ctx, cs.DiscoveryV1().EndpointSlices("wardle"), &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: "wardle-1", Labels: map[string]string{discoveryv1.LabelServiceName: "wardle"}},
 		AddressType: discoveryv1.AddressTypeIPv4, Ports: []discoveryv1.EndpointPort{{Name: &portName, Port: &w.port}},
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"127.0.0.1"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}}}))
+		Endpoints: []discoveryv1.Endpoint{{Addresses: []string{"127.0.0.1"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}}}))
 
 	agg := aggregatorclient.NewForConfigOrDie(c.RESTConfig(f))
 	port := int32(443)
