@@ -1,11 +1,15 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/litek8s/litek8s/internal/api/aggregator"
+	"github.com/litek8s/litek8s/internal/api/discovery"
 	"github.com/litek8s/litek8s/internal/auth"
 )
 
@@ -66,4 +70,65 @@ func (s *Server) authorizeAggregated(r *http.Request, gv string) error {
 	}
 	a.Verb = authzVerb(r, &request{collection: a.Name == ""})
 	return s.check(r.Context(), a)
+}
+
+// aggDiscovery is the aggregated servers' discovery the current schemas
+// were built with (generation gen of Aggregator.Discovery).
+type aggDiscovery struct {
+	gen  uint64
+	rows []discovery.Resource
+}
+
+// refreshAggregated rebuilds discovery when the aggregated servers'
+// documents changed (discovery requests only).
+func (s *Server) refreshAggregated(ctx context.Context) {
+	if s.cfg.Aggregator == nil {
+		return
+	}
+	gen, items, err := s.cfg.Aggregator.Discovery(ctx)
+	if err != nil || s.aggDisco.Load().gen == gen {
+		return
+	}
+	s.crdMu.Lock()
+	defer s.crdMu.Unlock()
+	if s.aggDisco.Load().gen == gen {
+		return
+	}
+	reg := s.registry()
+	var rows []discovery.Resource
+	for _, gvr := range items {
+		if reg.ServesGroupVersion(schema.GroupVersion{Group: gvr.Group, Version: gvr.Version}.String()) {
+			continue // served here: routing never reaches the aggregated server either
+		}
+		rows = append(rows, aggregatedRows(gvr)...)
+	}
+	prev := s.aggDisco.Swap(&aggDiscovery{gen: gen, rows: rows})
+	if err := s.setRegistry(reg); err != nil {
+		s.log.Error("serving aggregated discovery", "err", err)
+		s.aggDisco.Store(prev)
+	}
+}
+
+// aggregatedRows turns an aggregated server's APIResourceList into
+// discovery rows (its "<resource>/<sub>" entries become subresources).
+func aggregatedRows(gvr aggregator.GroupVersionResources) []discovery.Resource {
+	var rows []discovery.Resource
+	subs := map[string][]discovery.Subresource{}
+	for _, r := range gvr.Resources {
+		if parent, sub, ok := strings.Cut(r.Name, "/"); ok {
+			subs[parent] = append(subs[parent], discovery.Subresource{Name: sub, Group: r.Group, Version: r.Version,
+				Kind: r.Kind, Verbs: r.Verbs})
+			continue
+		}
+		if r.Kind == "" || r.Name == "" {
+			continue
+		}
+		rows = append(rows, discovery.Resource{Group: gvr.Group, Version: gvr.Version, Resource: r.Name,
+			Singular: r.SingularName, Kind: r.Kind, Namespaced: r.Namespaced, ShortNames: r.ShortNames,
+			Categories: r.Categories, Verbs: r.Verbs, KeepVerbOrder: true})
+	}
+	for i := range rows {
+		rows[i].Subresources = subs[rows[i].Resource]
+	}
+	return rows
 }

@@ -136,6 +136,9 @@ type Server struct {
 	// (nodeauth.go).
 	authz      *auth.Chain
 	nodeGraphs nodeGraphCache
+	// aggDisco is the aggregated servers' discovery served with the
+	// registry's (aggregate.go); replaced under crdMu.
+	aggDisco atomic.Pointer[aggDiscovery]
 }
 
 // New builds the API server over store.
@@ -144,6 +147,7 @@ func New(cfg Config, store Store) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: store, log: cfg.Logger, metrics: newMetrics(cfg.Metrics)}
+	s.aggDisco.Store(&aggDiscovery{})
 	s.builtin = append(registry.Builtin(), crdKinds()...)
 	reg := registry.New(s.builtin)
 	var err error
@@ -203,6 +207,7 @@ func (s *Server) routes(mux *http.ServeMux) error {
 	}
 	schemas := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.refreshCRDs(r.Context())
+		s.refreshAggregated(r.Context())
 		s.schemas.Load().ServeHTTP(w, r)
 	})
 	for _, p := range []string{"GET /api", "GET /api/{$}", "GET /api/{version}", "GET /apis", "GET /apis/{$}",

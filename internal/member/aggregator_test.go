@@ -261,6 +261,19 @@ func TestAggregatedAPIServer(t *testing.T) {
 		t.Errorf("kubectl get apiservices: %v\n%s", err, out)
 	}
 
+	// Discovery (aggregated, which kubectl asks for, and legacy) lists the
+	// group/version with the server's resources, on every member.
+	for _, i := range []int{leader, f} {
+		out, err := kubectl(i, "api-resources", "--api-group=wardle.example.com", "--cache-dir", filepath.Join(dir, "cache-"+strconv.Itoa(i)))
+		if err != nil || !strings.Contains(out, "flunders") || !strings.Contains(out, "wardle.example.com/v1alpha1") {
+			t.Errorf("member %d: kubectl api-resources: %v\n%s", i, err, out)
+		}
+		out, err = kubectl(i, "get", "--raw", "/apis")
+		if err != nil || !strings.Contains(out, `"wardle.example.com/v1alpha1"`) {
+			t.Errorf("member %d: /apis: %v\n%s", i, err, out)
+		}
+	}
+
 	// The server stops: kube's 503.
 	w.srv.Close()
 	_, err = c.PlainClientset(leader).CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)

@@ -44,6 +44,8 @@ type Aggregator struct {
 	// tab is the current table; mu serialises its rebuilds.
 	tab atomic.Pointer[table]
 	mu  sync.Mutex
+	// disco caches the aggregated servers' discovery (discovery.go).
+	disco discoveryCache
 }
 
 // table maps "group/version" to the APIService proxied there, built from
