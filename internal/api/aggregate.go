@@ -132,3 +132,15 @@ func aggregatedRows(gvr aggregator.GroupVersionResources) []discovery.Resource {
 	}
 	return rows
 }
+
+// ServedGroupVersions lists the group/versions this API serves itself,
+// each with whether it is built in (false: from a CRD): the Local
+// APIServices.
+func (s *Server) ServedGroupVersions(ctx context.Context) map[schema.GroupVersion]bool {
+	out := map[schema.GroupVersion]bool{}
+	for _, r := range s.refreshCRDs(ctx).All() {
+		gv := schema.GroupVersion{Group: r.Group, Version: r.Version}
+		out[gv] = out[gv] || !r.Custom
+	}
+	return out
+}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,7 +144,10 @@ func TestAggregatedAPIServer(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.csv")
 	must(t, os.WriteFile(tokens, []byte(`alice-token,alice,u-alice,"devs,qa"`+"\n"), 0o600))
-	c := membertest.StartCluster(t, 3, func(cfg *member.Config) { cfg.TokenAuthFile = tokens })
+	c := membertest.StartCluster(t, 3, func(cfg *member.Config) {
+		cfg.TokenAuthFile = tokens
+		cfg.Controllers.APIService.Interval = 200 * time.Millisecond
+	})
 	leader, f := c.WaitLeader(), c.Follower()
 	ctx := t.Context()
 	cs := c.Clientset(f)
@@ -274,10 +278,52 @@ func TestAggregatedAPIServer(t *testing.T) {
 		}
 	}
 
-	// The server stops: kube's 503.
+	// The leader keeps the Available conditions: Passed for wardle,
+	// Local for the built-in group/versions (listed as kube lists them).
+	available := func(name, status, reason, message string) {
+		t.Helper()
+		membertest.Eventually(t, 10*time.Second, func() error {
+			s, err := agg.ApiregistrationV1().APIServices().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			for _, cnd := range s.Status.Conditions {
+				if cnd.Type == apiregv1.Available && string(cnd.Status) == status && cnd.Reason == reason && strings.Contains(cnd.Message, message) {
+					return nil
+				}
+			}
+			return fmt.Errorf("%s: conditions %+v, want Available %s %s %q", name, s.Status.Conditions, status, reason, message)
+		})
+	}
+	available("v1alpha1.wardle.example.com", "True", "Passed", "all checks passed")
+	for _, name := range []string{"v1.", "v1.apps", "v1.admissionregistration.k8s.io", "v1.apiregistration.k8s.io", "v1.authentication.k8s.io"} {
+		available(name, "True", "Local", "Local APIServices are always available")
+	}
+	out, err = kubectl(f, "get", "apiservices")
+	if err != nil || !regexp.MustCompile(`(?m)^v1\.apps\s+Local\s+True\s`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^v1alpha1\.wardle\.example\.com\s+wardle/wardle\s+True\s`).MatchString(out) {
+		t.Errorf("kubectl get apiservices: %v\n%s", err, out)
+	}
+
+	// The server stops: kube's 503, and FailedDiscoveryCheck; its
+	// endpoints go: MissingEndpoints; its Service: ServiceNotFound.
 	w.srv.Close()
 	_, err = c.PlainClientset(leader).CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
 	if !apierrors.IsServiceUnavailable(err) {
 		t.Errorf("with the server gone: %v, want 503", err)
+	}
+	available("v1alpha1.wardle.example.com", "False", "FailedDiscoveryCheck",
+		"failing or missing response from https://wardle.wardle.svc/apis/wardle.example.com/v1alpha1")
+	out, err = kubectl(f, "get", "apiservices", "v1alpha1.wardle.example.com")
+	if err != nil || !strings.Contains(out, "False (FailedDiscoveryCheck)") {
+		t.Errorf("kubectl get apiservices: %v\n%s", err, out)
+	}
+	must(t, cs.DiscoveryV1().EndpointSlices("wardle").Delete(ctx, "wardle-1", metav1.DeleteOptions{}))
+	available("v1alpha1.wardle.example.com", "False", "MissingEndpoints", `endpoints for service/wardle in "wardle" have no addresses`)
+	must(t, cs.CoreV1().Services("wardle").Delete(ctx, "wardle", metav1.DeleteOptions{}))
+	available("v1alpha1.wardle.example.com", "False", "ServiceNotFound", `service/wardle in "wardle" is not present`)
+	_, err = c.PlainClientset(f).CoreV1().RESTClient().Get().AbsPath(path).DoRaw(ctx)
+	if !apierrors.IsServiceUnavailable(err) {
+		t.Errorf("with the APIService unavailable: %v, want 503 service unavailable", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/litek8s/litek8s/internal/api"
 	"github.com/litek8s/litek8s/internal/api/aggregator"
+	"github.com/litek8s/litek8s/internal/api/discovery"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
@@ -289,7 +290,9 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}
 	if m.ctrl, err = controllers.New(controllers.Options{Config: cfg.Controllers, Store: m.store,
 		Leadership: m.store, API: m.api.LocalOnly(), Token: loopback, Resources: m.servedResources,
-		RootCA: sec.CACert, CAKey: sec.CAKey, Members: apiMembers{m.store}, Metrics: m.metrics, Logger: m.log}); err != nil {
+		RootCA: sec.CACert, CAKey: sec.CAKey, Members: apiMembers{m.store}, Metrics: m.metrics, Logger: m.log,
+		APIServices: &controllers.APIServices{Check: m.agg.Check, Served: m.api.ServedGroupVersions,
+			GroupPriority: discovery.GroupPriority}}); err != nil {
 		return nil, err
 	}
 	bctx, cancel := context.WithCancel(context.Background())

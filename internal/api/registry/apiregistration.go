@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -29,15 +30,19 @@ func validateAPIService(obj, old runtime.Object) field.ErrorList {
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}
 	}
-	if old == nil {
-		return apiregvalidation.ValidateAPIService(context.Background(), in)
+	errs := apiregvalidation.ValidateAPIService(context.Background(), in)
+	if old != nil {
+		errs = append(errs, apiregvalidation.ValidateAPIServiceStatus(&in.Status, field.NewPath("status"))...)
 	}
-	o, err := internalAPIService(old)
-	if err != nil {
-		return field.ErrorList{field.InternalError(nil, err)}
+	// The generic path checked metadata (and the name as a path segment)
+	// already: keep kube's own rule for the name only.
+	out := errs[:0]
+	for _, e := range errs {
+		if !strings.HasPrefix(e.Field, "metadata") || e.Field == "metadata.name" && strings.HasPrefix(e.Detail, "must be `spec.version") {
+			out = append(out, e)
+		}
 	}
-	errs := apiregvalidation.ValidateAPIServiceUpdate(context.Background(), in, o)
-	return append(errs, apiregvalidation.ValidateAPIServiceStatus(&in.Status, field.NewPath("status"))...)
+	return out
 }
 
 func internalAPIService(obj runtime.Object) (*apiregistration.APIService, error) {
