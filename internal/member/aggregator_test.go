@@ -1,6 +1,8 @@
 package member_test
 
 import (
+	"bufio"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -24,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -116,6 +120,12 @@ func (w *wardleServer) serve(rw http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(rw).Encode(metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"},
 			GroupVersion: "wardle.example.com/v1alpha1", APIResources: []metav1.APIResource{{Name: "flunders",
 				SingularName: "flunder", Namespaced: true, Kind: "Flunder", Verbs: []string{"get", "list"}}}})
+		return
+	}
+	if r.URL.Query().Get("watch") == "true" { // one event now, then hold the stream open
+		rw.Write([]byte(`{"type":"ADDED","object":{"kind":"Flunder","apiVersion":"wardle.example.com/v1alpha1","metadata":{"name":"one"}}}` + "\n"))
+		rw.(http.Flusher).Flush()
+		<-r.Context().Done()
 		return
 	}
 	e := echo{User: r.Header.Get("X-Remote-User"), UID: r.Header.Get("X-Remote-Uid"), Groups: r.Header.Values("X-Remote-Group"),
@@ -259,6 +269,40 @@ func TestAggregatedAPIServer(t *testing.T) {
 	if e.User != "alice" || e.UID != "u-alice" || !slices.Equal(e.Groups, []string{"devs", "qa", "system:authenticated"}) || e.Authorization != "" {
 		t.Errorf("alice through the aggregator: %+v", e)
 	}
+
+	// What aggregated servers delegate to: a TokenReview of a
+	// ServiceAccount token and a SubjectAccessReview of alice's request.
+	lc := c.Clientset(leader)
+	sa, err := lc.CoreV1().ServiceAccounts("wardle").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "apiserver"}}, metav1.CreateOptions{})
+	must(t, err)
+	tok, err := lc.CoreV1().ServiceAccounts("wardle").CreateToken(ctx, sa.Name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	must(t, err)
+	membertest.Eventually(t, 5*time.Second, func() error { // once the follower has applied the ServiceAccount
+		tr, err := cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: tok.Status.Token}}, metav1.CreateOptions{})
+		if err != nil || !tr.Status.Authenticated || tr.Status.User.Username != "system:serviceaccount:wardle:apiserver" {
+			return fmt.Errorf("TokenReview: %v %+v", err, tr.Status)
+		}
+		return nil
+	})
+	sar, err := cs.AuthorizationV1().SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: "alice", Groups: []string{"qa"}, ResourceAttributes: &authorizationv1.ResourceAttributes{Group: "wardle.example.com",
+			Version: "v1alpha1", Resource: "flunders", Verb: "get", Namespace: "team", Name: "one"}}}, metav1.CreateOptions{})
+	if err != nil || !sar.Status.Allowed {
+		t.Errorf("SubjectAccessReview: %v %+v", err, sar.Status)
+	}
+
+	// A watch is streamed as the server writes it (not buffered).
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	stream, err := c.PlainClientset(f).CoreV1().RESTClient().Get().AbsPath("/apis/wardle.example.com/v1alpha1/namespaces/team/flunders").
+		Param("watch", "true").Stream(wctx)
+	must(t, err)
+	line, err := bufio.NewReader(stream).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"ADDED"`) {
+		t.Errorf("the watch's first event: %q %v", line, err)
+	}
+	cancel()
+	stream.Close()
 
 	out, err := kubectl(f, "get", "apiservices", "v1alpha1.wardle.example.com")
 	if err != nil || !strings.Contains(out, "wardle/wardle") {
