@@ -343,6 +343,22 @@ func TestAggregatedAPIServer(t *testing.T) {
 	for _, name := range []string{"v1.", "v1.apps", "v1.admissionregistration.k8s.io", "v1.apiregistration.k8s.io", "v1.authentication.k8s.io"} {
 		available(name, "True", "Local", "Local APIServices are always available")
 	}
+	// A CRD's group/version gets its Local APIService, which goes with
+	// the CRD.
+	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"gizmos.toys.example.com"},
+"spec":{"group":"toys.example.com","scope":"Namespaced","names":{"plural":"gizmos","singular":"gizmo","kind":"Gizmo"},
+"versions":[{"name":"v2","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}`
+	_, err = cs.CoreV1().RESTClient().Post().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions").
+		SetHeader("Content-Type", "application/json").Body([]byte(crd)).DoRaw(ctx)
+	must(t, err)
+	available("v2.toys.example.com", "True", "Local", "Local APIServices are always available")
+	_, err = cs.CoreV1().RESTClient().Delete().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos.toys.example.com").DoRaw(ctx)
+	must(t, err)
+	membertest.WaitGone(t, 10*time.Second, "APIService v2.toys.example.com", func(ctx context.Context) error {
+		_, err := agg.ApiregistrationV1().APIServices().Get(ctx, "v2.toys.example.com", metav1.GetOptions{})
+		return err
+	})
+
 	out, err = kubectl(f, "get", "apiservices")
 	if err != nil || !regexp.MustCompile(`(?m)^v1\.apps\s+Local\s+True\s`).MatchString(out) ||
 		!regexp.MustCompile(`(?m)^v1alpha1\.wardle\.example\.com\s+wardle/wardle\s+True\s`).MatchString(out) {
