@@ -44,6 +44,7 @@ func (s *Server) registerSchemas(mux *http.ServeMux, reg *registry.Registry) err
 		}
 		kinds = append(kinds, k)
 	}
+	res = append(res, s.aggDisco.Load().rows...) // aggregate.go
 	dc := discovery.DefaultConfig()
 	dc.Logger = s.log
 	dh, err := discovery.New(dc, res)

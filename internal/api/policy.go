@@ -13,7 +13,8 @@ import (
 )
 
 // EnsureDefaultPolicy creates the default ClusterRoles and
-// ClusterRoleBindings (auth.DefaultClusterRoles) that do not exist; it
+// ClusterRoleBindings (auth.DefaultClusterRoles), Roles and RoleBindings
+// (auth.DefaultRoles) that do not exist; it
 // leaves those that do alone, changed or not. Leader only.
 func (s *Server) EnsureDefaultPolicy(ctx context.Context) error {
 	reg := s.registry()
@@ -26,6 +27,16 @@ func (s *Server) EnsureDefaultPolicy(ctx context.Context) error {
 	}
 	for _, b := range auth.DefaultClusterRoleBindings() {
 		if err := s.ensure(ctx, &request{res: bindings, name: b.Name}, b); err != nil {
+			return err
+		}
+	}
+	for _, r := range auth.DefaultRoles() {
+		if err := s.EnsureObject(ctx, "rbac.authorization.k8s.io/v1", "roles", r); err != nil {
+			return err
+		}
+	}
+	for _, b := range auth.DefaultRoleBindings() {
+		if err := s.EnsureObject(ctx, "rbac.authorization.k8s.io/v1", "rolebindings", b); err != nil {
 			return err
 		}
 	}

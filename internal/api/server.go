@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/litek8s/litek8s/internal/api/aggregator"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
@@ -79,6 +80,9 @@ type Config struct {
 	// Audit is the audit log with its policy (audit.go); nil: no auditing,
 	// at no cost.
 	Audit *audit.Log
+	// Aggregator proxies the group/versions of APIServices with a service
+	// (aggregate.go); nil: none are.
+	Aggregator *aggregator.Aggregator
 }
 
 // DefaultConfig returns a Config with the defaults filled in.
@@ -132,6 +136,9 @@ type Server struct {
 	// (nodeauth.go).
 	authz      *auth.Chain
 	nodeGraphs nodeGraphCache
+	// aggDisco is the aggregated servers' discovery served with the
+	// registry's (aggregate.go); replaced under crdMu.
+	aggDisco atomic.Pointer[aggDiscovery]
 }
 
 // New builds the API server over store.
@@ -140,6 +147,7 @@ func New(cfg Config, store Store) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, store: store, log: cfg.Logger, metrics: newMetrics(cfg.Metrics)}
+	s.aggDisco.Store(&aggDiscovery{})
 	s.builtin = append(registry.Builtin(), crdKinds()...)
 	reg := registry.New(s.builtin)
 	var err error
@@ -199,14 +207,16 @@ func (s *Server) routes(mux *http.ServeMux) error {
 	}
 	schemas := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.refreshCRDs(r.Context())
+		s.refreshAggregated(r.Context())
 		s.schemas.Load().ServeHTTP(w, r)
 	})
 	for _, p := range []string{"GET /api", "GET /api/{$}", "GET /api/{version}", "GET /apis", "GET /apis/{$}",
-		"GET /apis/{group}", "GET /apis/{group}/{$}", "GET /apis/{group}/{version}", "/openapi/"} {
+		"GET /apis/{group}", "GET /apis/{group}/{$}", "/openapi/"} {
 		mux.Handle(p, schemas)
 	}
+	mux.Handle("GET /apis/{group}/{version}", s.aggregated(schemas))
 	res := s.adapt(s.serveResource)
 	mux.Handle("/api/v1/", res)
-	mux.Handle("/apis/{group}/{version}/", res)
+	mux.Handle("/apis/{group}/{version}/", s.aggregated(res))
 	return nil
 }

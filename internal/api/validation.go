@@ -72,6 +72,8 @@ func metaErrors(res *registry.Resource, obj runtime.Object) field.ErrorList {
 		nameFn = pathSegmentName
 	case res.Resource == "ipaddresses" && res.Group == "networking.k8s.io":
 		nameFn = registry.IPAddressName
+	case res.Group == "apiregistration.k8s.io": // kube's APIService: <version>.<group>, "v1." for core
+		nameFn = pathSegmentName
 	case res.Group == "certificates.k8s.io" && res.Resource != "podcertificaterequests":
 		// CSRs may be called anything; trust bundles check their own rule
 		nameFn = pathSegmentName

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/litek8s/litek8s/internal/controllers/apiservice"
 	"github.com/litek8s/litek8s/internal/controllers/csr"
 	"github.com/litek8s/litek8s/internal/controllers/kubernetesservice"
 )
@@ -49,6 +50,8 @@ type Config struct {
 	// Certificates configures the CSR approver and signer
 	// (wire_certificates.go).
 	Certificates csr.Config
+	// APIService configures the APIService controller (wire_aggregation.go).
+	APIService apiservice.Config
 }
 
 // DefaultConfig returns the controllers' defaults.
@@ -57,8 +60,8 @@ func DefaultConfig() Config {
 		RelistDelay: time.Second, ResourcesInterval: 30 * time.Second,
 		Manager: "kube-controller-manager", Version: "v1.37.2-litek8s",
 		Workloads: defaultWorkloads(), Scheduling: defaultScheduling(), Cluster: defaultCluster(),
-		Certificates: csr.DefaultConfig(),
-		Storage:      defaultStorage(), Policy: defaultPolicy()}
+		Certificates: csr.DefaultConfig(), APIService: apiservice.DefaultConfig(),
+		Storage: defaultStorage(), Policy: defaultPolicy()}
 }
 
 // Validate reports the first invalid setting.
@@ -74,7 +77,7 @@ func (c *Config) Validate() error {
 		return errors.New("controllers: Manager and Version are required")
 	}
 	return errors.Join(c.Workloads.validate(), c.Scheduling.validate(), c.Cluster.validate(), c.Certificates.Validate(),
-		c.Storage.validate(), c.Policy.validate())
+		c.Storage.validate(), c.Policy.validate(), c.APIService.Validate())
 }
 
 // Options are a Manager's collaborators.
@@ -98,6 +101,9 @@ type Options struct {
 	// Members lists the members for the default/kubernetes Service's
 	// endpoints (nil: that controller does not run).
 	Members kubernetesservice.Members
+	// APIServices are the APIService controller's collaborators (nil: it
+	// does not run): wire_aggregation.go.
+	APIServices *APIServices
 	// Metrics is the member's registry (nil: no metrics).
 	Metrics prometheus.Registerer
 	Logger  *slog.Logger

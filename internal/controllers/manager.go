@@ -58,6 +58,7 @@ func (m *Manager) lead(ctx context.Context) {
 	all = append(all, certificates(kc, m.opts.Config, m.opts.RootCA, m.opts.CAKey, m.log)...)
 	all = append(all, storage(kc, m.opts.Config)...)
 	all = append(all, policy(kc, m.opts.Config)...)
+	all = append(all, aggregation(kc, m.opts.Config, m.opts.APIServices, m.restConfig)...)
 	for _, c := range append(all, cluster(kc, m.opts.Config, m.opts.Resources, m.opts.RootCA, m.restConfig, m.opts.Members)...) {
 		if slices.Contains(m.opts.Config.Disabled, c.Name()) {
 			disabled = append(disabled, c)

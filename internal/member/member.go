@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/api/aggregator"
+	"github.com/litek8s/litek8s/internal/api/discovery"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
@@ -186,6 +188,8 @@ type Member struct {
 	metricsSrv *http.Server // the metrics-only listener's; nil when off
 	metricsLn  net.Listener
 	audit      *audit.Log // nil without a policy
+	frontProxy *frontProxy
+	agg        *aggregator.Aggregator
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 }
@@ -286,7 +290,9 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}
 	if m.ctrl, err = controllers.New(controllers.Options{Config: cfg.Controllers, Store: m.store,
 		Leadership: m.store, API: m.api.LocalOnly(), Token: loopback, Resources: m.servedResources,
-		RootCA: sec.CACert, CAKey: sec.CAKey, Members: apiMembers{m.store}, Metrics: m.metrics, Logger: m.log}); err != nil {
+		RootCA: sec.CACert, CAKey: sec.CAKey, Members: apiMembers{m.store}, Metrics: m.metrics, Logger: m.log,
+		APIServices: &controllers.APIServices{Check: m.agg.Check, Served: m.api.ServedGroupVersions,
+			GroupPriority: discovery.GroupPriority}}); err != nil {
 		return nil, err
 	}
 	bctx, cancel := context.WithCancel(context.Background())
@@ -410,6 +416,11 @@ func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, 
 	}
 	ac.MetricsHandler, ac.Metrics = metricsHandler(m.metrics), m.metrics
 	ac.Audit = m.audit
+	m.frontProxy = &frontProxy{sec: sec}
+	if m.agg, err = aggregator.New(aggregator.Config{Store: m.store, ClientCert: m.frontProxy.Cert, Logger: m.log}); err != nil {
+		return err
+	}
+	ac.Aggregator = m.agg
 	m.version = version.Get().Version
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err
@@ -461,6 +472,9 @@ func (m *Member) bootstrapNamespaces(ctx context.Context) {
 				err = m.recordInitialJoinToken(ctx)
 			}
 			if err == nil {
+				err = m.publishAuthentication(ctx)
+			}
+			if err == nil {
 				return
 			}
 			if !errors.Is(err, kv.ErrNotLeader) && ctx.Err() == nil {
@@ -507,6 +521,9 @@ func (m *Member) Close() error {
 		m.metricsSrv.Close()
 	}
 	m.wg.Wait()
+	if m.agg != nil {
+		m.agg.Close()
+	}
 	m.audit.Close() // after the last request
 	if m.store != nil {
 		return m.store.Close()

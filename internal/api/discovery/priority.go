@@ -51,3 +51,7 @@ func groupPriority(group string) int {
 	}
 	return 1000
 }
+
+// GroupPriority is the groupPriorityMinimum of group's Local APIService
+// (groupPriority; 1000 for a group kube does not build in).
+func GroupPriority(group string) int32 { return int32(groupPriority(group)) }

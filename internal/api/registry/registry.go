@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	apiregv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/litek8s/litek8s/internal/api/table"
@@ -191,7 +192,8 @@ func Builtin() []*Resource {
 	return slices.Concat(coreKinds(), appsKinds(), batchKinds(), autoscalingKinds(), policyKinds(),
 		networkingKinds(), rbacKinds(), storageKinds(), schedulingKinds(), coordinationKinds(),
 		discoveryKinds(), eventsKinds(), admissionregistrationKinds(), authorizationKinds(),
-		nodeKinds(), resourceKinds(), certificatesKinds(), authenticationKinds(), flowcontrolKinds())
+		nodeKinds(), resourceKinds(), certificatesKinds(), authenticationKinds(), flowcontrolKinds(),
+		apiregistrationKinds())
 }
 
 // Registry indexes the resources by group/version and plural. It is
@@ -223,6 +225,12 @@ func (reg *Registry) Lookup(groupVersion, plural string) *Resource {
 	return reg.byGV[groupVersion][plural]
 }
 
+// ServesGroupVersion reports whether any resource is served at
+// groupVersion (the aggregator proxies only group/versions that are not).
+func (reg *Registry) ServesGroupVersion(groupVersion string) bool {
+	return reg.byGV[groupVersion] != nil
+}
+
 // Scheme registers the served kinds' Go types (for decoding request bodies).
 func (reg *Registry) Scheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
@@ -231,7 +239,8 @@ func (reg *Registry) Scheme() (*runtime.Scheme, error) {
 		storagev1.AddToScheme, schedulingv1.AddToScheme, discoveryv1.AddToScheme, eventsv1.AddToScheme, authorizationv1.AddToScheme,
 		admissionregistrationv1.AddToScheme,
 		nodev1.AddToScheme, resourcev1.AddToScheme, certificatesv1.AddToScheme, authenticationv1.AddToScheme,
-		flowcontrolv1.AddToScheme} {
+		flowcontrolv1.AddToScheme,
+		apiregv1.AddToScheme} {
 		if err := add(s); err != nil {
 			return nil, err
 		}

@@ -45,7 +45,7 @@ func (r ServiceRef) ServerName() string { return r.Name + "." + r.Namespace + ".
 func Resolve(ctx context.Context, rd Reader, ref ServiceRef) (string, error) {
 	obj, _, err := rd.Get(ctx, kv.Key{Resource: "services", Namespace: ref.Namespace, Name: ref.Name}, false)
 	if err != nil {
-		return "", apierrors.NewServiceUnavailable(fmt.Sprintf("service %q not found", ref.Namespace+"/"+ref.Name))
+		return "", resolveError(ReasonServiceNotFound, fmt.Sprintf("service %q not found", ref.Namespace+"/"+ref.Name))
 	}
 	var svc corev1.Service
 	if err := json.Unmarshal(obj.Raw, &svc); err != nil {
@@ -62,7 +62,7 @@ func Resolve(ctx context.Context, rd Reader, ref ServiceRef) (string, error) {
 		return net.JoinHostPort(svc.Spec.ExternalName, strconv.Itoa(int(ref.Port))), nil
 	}
 	if port == nil {
-		return "", apierrors.NewServiceUnavailable(fmt.Sprintf("service %q has no port %d", ref.Namespace+"/"+ref.Name, ref.Port))
+		return "", resolveError(ReasonServicePortError, fmt.Sprintf("service %q has no port %d", ref.Namespace+"/"+ref.Name, ref.Port))
 	}
 	l, err := rd.List(ctx, "endpointslices.discovery.k8s.io", ref.Namespace, false)
 	if err != nil {
@@ -81,7 +81,7 @@ func Resolve(ctx context.Context, rd Reader, ref ServiceRef) (string, error) {
 		return true
 	})
 	if len(ready) == 0 {
-		return "", apierrors.NewServiceUnavailable(fmt.Sprintf("no endpoints available for service %q", ref.Namespace+"/"+ref.Name))
+		return "", resolveError(ReasonMissingEndpoints, fmt.Sprintf("no endpoints available for service %q", ref.Namespace+"/"+ref.Name))
 	}
 	return ready[rand.IntN(len(ready))], nil
 }
@@ -110,4 +110,23 @@ func readyAddresses(es *discoveryv1.EndpointSlice, p *corev1.ServicePort) []stri
 		out = append(out, net.JoinHostPort(ep.Addresses[0], strconv.Itoa(int(num))))
 	}
 	return out
+}
+
+// Why a Service does not resolve: kube's APIService availability reasons.
+const (
+	ReasonServiceNotFound  = "ServiceNotFound"
+	ReasonServicePortError = "ServicePortError"
+	ReasonMissingEndpoints = "MissingEndpoints"
+)
+
+// ResolveError is a Service that did not resolve: kube's 503
+// ServiceUnavailable (apierrors.IsServiceUnavailable holds), with Reason
+// one of the Reason* constants.
+type ResolveError struct {
+	*apierrors.StatusError
+	Reason string
+}
+
+func resolveError(reason, msg string) error {
+	return &ResolveError{StatusError: apierrors.NewServiceUnavailable(msg), Reason: reason}
 }

@@ -47,6 +47,7 @@ var printers = map[string]*Printer{
 
 	"certificatesigningrequests.certificates.k8s.io": newPrinter(csrColumns, csrCells),
 	"clustertrustbundles.certificates.k8s.io":        newPrinter(trustBundleColumns, trustBundleCells),
+	"apiservices.apiregistration.k8s.io":             newPrinter(apiServiceColumns, apiServiceCells),
 
 	"endpoints":              newPrinter(endpointsColumns, endpointsCells),
 	"persistentvolumeclaims": newPrinter(persistentVolumeClaimColumns, persistentVolumeClaimCells),
