@@ -40,8 +40,12 @@ SIMULATED_NODES=${REALCLUSTER_SIMULATED_NODES:-0}
 # pods "Evicted" or failing with no log): say so now rather than as a failed
 # smoke pod later.
 MIN_FREE_MIB=${REALCLUSTER_MIN_FREE_MIB:-2048}
-mkdir -p "$STATE"
-free_mib=$(df -Pm "$STATE" | awk 'NR==2 {print $4}')
+# (The parent when $STATE does not exist yet: creating it here would make
+# every up.sh think an earlier cluster left it.)
+free_dir=$STATE
+[[ -e $free_dir ]] || free_dir=${STATE%/*}
+mkdir -p "$free_dir"
+free_mib=$(df -Pm "$free_dir" | awk 'NR==2 {print $4}')
 ((free_mib >= MIN_FREE_MIB)) || die "only ${free_mib} MiB free on the file system of $STATE (need $MIN_FREE_MIB MiB):" \
 	"free space first (the Go build cache, 'go clean -cache', is the usual culprit)"
 SIMULATED_NODE_TAINTS=${REALCLUSTER_SIMULATED_NODE_TAINTS-litek8s.io/simulated=true:NoSchedule}
