@@ -4,7 +4,8 @@
 #   kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy
 #   kubectl (k8s.io/kubernetes v1.37.2), etcd (go.etcd.io/etcd/server/v3),
 #   coredns (github.com/coredns/coredns), crictl (sigs.k8s.io/cri-tools, used
-#   by down.sh to stop pod sandboxes) and pause (./pause).
+#   by down.sh to stop pod sandboxes), metrics-server (sigs.k8s.io/metrics-server,
+#   for `kubectl top`) and pause (./pause).
 # Cold it takes ~25 min on 2 cores; warm, seconds.
 #
 # `build.sh conformance` builds, instead, what a conformance run needs:
@@ -20,6 +21,7 @@ STAGING_VERSION=v0.37.2
 ETCD_VERSION=v3.7.3
 COREDNS_VERSION=v1.15.0
 CRITOOLS_VERSION=v1.37.0
+METRICS_SERVER_VERSION=v0.8.0
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${LITEK8S_CACHE:-/var/cache/litek8s}
@@ -157,6 +159,24 @@ build_crictl() {
 	)
 }
 
+build_metrics_server() {
+	[[ -n $(missing metrics-server) ]] || return 0
+	log "metrics-server $METRICS_SERVER_VERSION"
+	local dir=$ROOT/src/metrics-server
+	throwaway "$dir"
+	(
+		cd "$dir"
+		# No replace directives; the throwaway module only pins it. The
+		# version is stamped as its Makefile does (client-go's version
+		# package), so `metrics-server --version` and its User-Agent say it.
+		go get "sigs.k8s.io/metrics-server/cmd/metrics-server@$METRICS_SERVER_VERSION" >/dev/null 2>&1
+		local v=k8s.io/client-go/pkg/version
+		go build -trimpath -ldflags "-s -w -X $v.gitVersion=$METRICS_SERVER_VERSION -X $v.gitTreeState=clean" \
+			-o "$BIN/metrics-server.tmp" sigs.k8s.io/metrics-server/cmd/metrics-server
+		mv "$BIN/metrics-server.tmp" "$BIN/metrics-server"
+	)
+}
+
 build_pause() {
 	# Always rebuilt when the source is newer (it takes a second).
 	if [[ -x $BIN/pause && $BIN/pause -nt $HERE/pause/main.go ]]; then
@@ -211,5 +231,6 @@ build_pause
 build_etcd
 build_coredns
 build_crictl
+build_metrics_server
 build_kubernetes
 log "done in $((SECONDS - start))s: $BIN"

@@ -46,6 +46,10 @@ CONTAINERD_SOCK=$STATE/containerd/containerd.sock
 PAUSE_IMAGE=localhost/litek8s-realcluster/pause:3.10
 COREDNS_IMAGE=localhost/litek8s-realcluster/coredns:v1.15.0
 BUSYBOX_IMAGE=localhost/litek8s-realcluster/busybox:1
+# kubernetes-sigs/metrics-server (for `kubectl top`), built by build.sh;
+# up.sh imports the image, the chart installs it (README).
+METRICS_SERVER_VERSION=v0.8.0
+METRICS_SERVER_IMAGE=localhost/litek8s-realcluster/metrics-server:$METRICS_SERVER_VERSION
 
 # Sysctls the harness or its components change; up.sh records them and
 # down.sh restores them.

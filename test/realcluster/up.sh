@@ -40,8 +40,12 @@ SIMULATED_NODES=${REALCLUSTER_SIMULATED_NODES:-0}
 # pods "Evicted" or failing with no log): say so now rather than as a failed
 # smoke pod later.
 MIN_FREE_MIB=${REALCLUSTER_MIN_FREE_MIB:-2048}
-mkdir -p "$STATE"
-free_mib=$(df -Pm "$STATE" | awk 'NR==2 {print $4}')
+# (The parent when $STATE does not exist yet: creating it here would make
+# every up.sh think an earlier cluster left it.)
+free_dir=$STATE
+[[ -e $free_dir ]] || free_dir=${STATE%/*}
+mkdir -p "$free_dir"
+free_mib=$(df -Pm "$free_dir" | awk 'NR==2 {print $4}')
 ((free_mib >= MIN_FREE_MIB)) || die "only ${free_mib} MiB free on the file system of $STATE (need $MIN_FREE_MIB MiB):" \
 	"free space first (the Go build cache, 'go clean -cache', is the usual culprit)"
 SIMULATED_NODE_TAINTS=${REALCLUSTER_SIMULATED_NODE_TAINTS-litek8s.io/simulated=true:NoSchedule}
@@ -364,7 +368,7 @@ fi
 wait_for 30 "containerd" ctr --address "$CONTAINERD_SOCK" version || { alive containerd; exit 1; }
 
 # --- images (built once into $IMAGES, imported every run) ----------------------
-mkdir -p "$IMAGES/pause" "$IMAGES/coredns" "$IMAGES/busybox/bin"
+mkdir -p "$IMAGES/pause" "$IMAGES/coredns" "$IMAGES/busybox/bin" "$IMAGES/metrics-server"
 cp -p "$BIN/pause" "$IMAGES/pause/pause"
 printf 'FROM scratch\nCOPY pause /pause\nUSER 65535:65535\nENTRYPOINT ["/pause"]\n' >"$IMAGES/pause/Containerfile.new"
 cp -p "$BIN/coredns" "$IMAGES/coredns/coredns"
@@ -378,7 +382,11 @@ if [[ ! -x $IMAGES/busybox/bin/busybox || /bin/busybox -nt $IMAGES/busybox/bin/b
 	done
 fi
 printf 'FROM scratch\nCOPY bin /bin\nENV PATH=/bin\nCMD ["sh"]\n' >"$IMAGES/busybox/Containerfile.new"
-for d in pause coredns busybox; do
+# metrics-server as its own image has it: the static binary, non-root.
+cp -p "$BIN/metrics-server" "$IMAGES/metrics-server/metrics-server"
+printf 'FROM scratch\nCOPY metrics-server /metrics-server\nUSER 65534:65534\nENTRYPOINT ["/metrics-server"]\n' \
+	>"$IMAGES/metrics-server/Containerfile.new"
+for d in pause coredns busybox metrics-server; do
 	# Keep the Containerfile's mtime unless it changed, so the tar stays cached.
 	if cmp -s "$IMAGES/$d/Containerfile.new" "$IMAGES/$d/Containerfile"; then
 		rm "$IMAGES/$d/Containerfile.new"
@@ -389,7 +397,8 @@ done
 build_image pause "$PAUSE_IMAGE" "$IMAGES/pause"
 build_image coredns "$COREDNS_IMAGE" "$IMAGES/coredns"
 build_image busybox "$BUSYBOX_IMAGE" "$IMAGES/busybox"
-for d in pause coredns busybox; do
+build_image metrics-server "$METRICS_SERVER_IMAGE" "$IMAGES/metrics-server"
+for d in pause coredns busybox metrics-server; do
 	ctr_ images import "$IMAGES/$d.tar" >/dev/null
 done
 log "images imported"
@@ -668,7 +677,7 @@ kctl apply -f "$STATE/manifests/storageclass.yaml" -f "$STATE/manifests/coredns.
 		REALCLUSTER_BIN NODE_NAME NODE_IP POD_CIDR SERVICE_CIDR DNS_IP CLUSTER_DOMAIN STORAGE_CLASS \
 		APISERVER_URL APISERVER_PORT ETCD_PORT ETCD_PEER_PORT ETCD_METRICS_PORT KUBELET_PORT \
 		KUBELET_HEALTHZ_PORT KCM_PORT SCHEDULER_PORT PROXY_HEALTHZ_PORT PROXY_METRICS_PORT \
-		PAUSE_IMAGE COREDNS_IMAGE BUSYBOX_IMAGE MODE LITEK8S_URLS LITEK8S_PORTS LITEK8S_RAFT_PORTS \
+		PAUSE_IMAGE COREDNS_IMAGE BUSYBOX_IMAGE METRICS_SERVER_IMAGE MODE LITEK8S_URLS LITEK8S_PORTS LITEK8S_RAFT_PORTS \
 		BOOTSTRAP_TOKEN_ID SIMULATED_NODES SIMULATED_NODE_TAINTS; do
 		case $k in
 		LITEK8S_PORTS | LITEK8S_RAFT_PORTS)
