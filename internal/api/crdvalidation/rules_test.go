@@ -158,9 +158,9 @@ func TestCRDErrorsOnlyRules(t *testing.T) {
 		`{"rule":""}`:           "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Required value: rule is not specified",
 		`{"rule":"self.a > 1","reason":"Nope"}`: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].reason: Unsupported value: "Nope": ` +
 			`supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
-		`{"rule":"self.a > 1","fieldPath":".b"}`: `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].fieldPath: Invalid value: ".b": must be a valid path`,
+		`{"rule":"self.a > 1","fieldPath":".b"}`:       `spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].fieldPath: Invalid value: ".b": must be a valid path`,
 		`{"rule":"self.a > 1","optionalOldSelf":true}`: "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule",
-		`{"rule":"self.a","messageExpression":"1"}`: "must evaluate to a bool", // (and the messageExpression to a string)
+		`{"rule":"self.a","messageExpression":"1"}`:    "must evaluate to a bool", // (and the messageExpression to a string)
 	} {
 		crd := crdOf(t, `{"type":"object","properties":{"spec":{"type":"object","properties":{"a":{"type":"integer"}},
 		 "x-kubernetes-validations":[`+rule+`]}}}`)
