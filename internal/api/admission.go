@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"reflect"
@@ -30,7 +31,7 @@ import (
 // from generateName, uid, creationTimestamp, generation), applies the
 // kind's defaults and create-time mutations (Normalize, Prepare) and
 // validates it.
-func (s *Server) admitCreate(q *request, obj runtime.Object) (metav1.Object, error) {
+func (s *Server) admitCreate(ctx context.Context, q *request, obj runtime.Object) (metav1.Object, error) {
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
 		return nil, badRequest("the object has no metadata: %v", err)
@@ -54,7 +55,7 @@ func (s *Server) admitCreate(q *request, obj runtime.Object) (metav1.Object, err
 	if q.res.Prepare != nil {
 		q.res.Prepare(obj)
 	}
-	return m, validateCreate(q.res, obj)
+	return m, validateCreate(ctx, q.res, obj)
 }
 
 // admitUpdate carries the server-owned metadata of old over to obj (uid
@@ -63,7 +64,7 @@ func (s *Server) admitCreate(q *request, obj runtime.Object) (metav1.Object, err
 // subresource, checks the resourceVersion precondition, bumps generation
 // when anything but metadata and status changed, validates, and returns
 // the bytes to store.
-func (s *Server) admitUpdate(q *request, obj, old runtime.Object, cur *kv.Object) ([]byte, error) {
+func (s *Server) admitUpdate(ctx context.Context, q *request, obj, old runtime.Object, cur *kv.Object) ([]byte, error) {
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
 		return nil, badRequest("the object has no metadata: %v", err)
@@ -107,7 +108,7 @@ func (s *Server) admitUpdate(q *request, obj, old runtime.Object, cur *kv.Object
 		q.res.PrepareUpdate(obj, old)
 	}
 	if q.subresource != "binding" { // a binding bypasses the pod's update validation, as in kube
-		if err := validateUpdate(q.res, obj, old); err != nil {
+		if err := validateUpdate(ctx, q.res, obj, old); err != nil {
 			return nil, err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/crdvalidation"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -35,7 +36,8 @@ func crdKinds() []*registry.Resource {
 		Singular: "customresourcedefinition", Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"},
 		New:        registry.NewOf[apiextv1.CustomResourceDefinition](), NewList: registry.NewOf[apiextv1.CustomResourceDefinitionList](),
-		Normalize: defaultCRD, Prepare: prepareCRD, Validate: validateCRD, Status: true, HasGeneration: true}}
+		Normalize: defaultCRD, Prepare: prepareCRD, Validate: validateCRD, ValidateContext: validateCRDRules,
+		Status: true, HasGeneration: true}}
 }
 
 // prepareCRD fills what kube's apiextensions server sets: conversion
@@ -126,6 +128,16 @@ func validateCRD(obj, old runtime.Object) field.ErrorList {
 	return errs
 }
 
+// validateCRDRules refuses the x-kubernetes-validations rules kube refuses
+// (crdvalidation.CRDErrors).
+func validateCRDRules(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	var o *apiextv1.CustomResourceDefinition
+	if old != nil {
+		o = old.(*apiextv1.CustomResourceDefinition)
+	}
+	return crdvalidation.CRDErrors(ctx, obj.(*apiextv1.CustomResourceDefinition), o)
+}
+
 // structuralOf returns the structural schema of a CRD version (nil when it
 // has none).
 func structuralOf(v *apiextv1.CustomResourceDefinitionVersion) (*structuralschema.Structural, error) {
@@ -168,10 +180,11 @@ func (s *Server) refreshCRDs(ctx context.Context) *registry.Registry {
 			return true
 		}
 		if crd.DeletionTimestamp == nil {
-			rows = append(rows, customResources(crd)...)
+			rows = append(rows, customResources(crd, &s.crdRules)...)
 		}
 		return true
 	})
+	s.crdRules.Done()
 	next := registry.New(rows)
 	next.CRDRev = l.ModRev
 	if err := s.setRegistry(next); err != nil {

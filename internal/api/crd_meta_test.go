@@ -27,7 +27,7 @@ func TestUnknownMetaFields(t *testing.T) {
 	}
 	r := &registry.Resource{}
 	if err := withSchema(r, &apiextv1.CustomResourceDefinitionVersion{Name: "v1",
-		Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &sch}}); err != nil {
+		Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: &sch}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	u := &unstructured.Unstructured{}

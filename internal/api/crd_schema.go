@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -20,16 +21,17 @@ import (
 	"k8s.io/kube-openapi/pkg/validation/strfmt"
 	"k8s.io/kube-openapi/pkg/validation/validate"
 
+	"github.com/litek8s/litek8s/internal/api/crdvalidation"
 	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
 // withSchema sets the pruning, defaulting and validation of a CRD version's
 // structural schema on r. It uses apiextensions' structural schema and
-// pruning and kube-openapi's validator directly (the apiextensions
-// validation package drags in the whole apiserver and its global feature
-// gates and metrics registry). CEL rules (x-kubernetes-validations) are not
-// evaluated.
-func withSchema(r *registry.Resource, v *apiextv1.CustomResourceDefinitionVersion) error {
+// pruning and kube-openapi's validator directly. The schema's CEL rules
+// (x-kubernetes-validations) are those rules returns for it (crdvalidation;
+// rules may be nil: none are evaluated).
+func withSchema(r *registry.Resource, v *apiextv1.CustomResourceDefinitionVersion,
+	rules func(*structuralschema.Structural) *crdvalidation.Rules) error {
 	props, err := internalSchema(v)
 	if err != nil || props == nil {
 		return err
@@ -73,6 +75,22 @@ func withSchema(r *registry.Resource, v *apiextv1.CustomResourceDefinitionVersio
 			return nil
 		}
 		return schemaErrors(validator.Validate(u.UnstructuredContent()))
+	}
+	if rules == nil {
+		return nil
+	}
+	if cr := rules(st); cr != nil {
+		r.ValidateContext = func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return nil
+			}
+			var oldObj map[string]any
+			if ou, ok := old.(*unstructured.Unstructured); ok {
+				oldObj = ou.Object
+			}
+			return cr.Validate(ctx, u.Object, oldObj)
+		}
 	}
 	return nil
 }
@@ -204,16 +222,31 @@ func schemaErrors(res *validate.Result) field.ErrorList {
 		if ve.Name == "" || ve.Name == "." {
 			path = field.NewPath("<root>")
 		}
-		switch ve.Code() {
+		switch ve.Code() { // the error types kube gives them (they block CEL rules)
 		case openapierrors.RequiredFailCode:
 			errs = append(errs, field.Required(path, ""))
 		case openapierrors.EnumFailCode:
 			errs = append(errs, field.NotSupported(path, ve.Value, enumStrings(ve.Values)))
+		case openapierrors.TooLongFailCode:
+			errs = append(errs, field.TooLong(path, "", int(int64Of(ve.Valid))))
+		case openapierrors.MaxItemsFailCode, openapierrors.TooManyPropertiesCode:
+			errs = append(errs, field.TooMany(path, int(int64Of(ve.Value)), int(int64Of(ve.Valid))))
+		case openapierrors.InvalidTypeCode:
+			errs = append(errs, field.TypeInvalid(path, ve.Value, ve.Error()))
 		default:
 			errs = append(errs, field.Invalid(path, ve.Value, ve.Error()))
 		}
 	}
 	return errs
+}
+
+// int64Of is the limit or size a kube-openapi error carries (-1 when it
+// has none, as kube reports it).
+func int64Of(v any) int64 {
+	if i, ok := v.(int64); ok {
+		return i
+	}
+	return -1
 }
 
 func enumStrings(vals []any) []string {

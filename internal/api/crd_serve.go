@@ -9,12 +9,14 @@ import (
 	"time"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/jsonpath"
 
+	"github.com/litek8s/litek8s/internal/api/crdvalidation"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/api/table"
 	"github.com/litek8s/litek8s/internal/kv"
@@ -22,8 +24,9 @@ import (
 
 // customResources returns the registry rows of a CRD's served versions.
 // All versions share one store key; conversion is None (only apiVersion
-// differs), as the issue asks.
-func customResources(crd *apiextv1.CustomResourceDefinition) []*registry.Resource {
+// differs), as the issue asks. The versions' CEL rules come from rules
+// (compiled once per CRD generation).
+func customResources(crd *apiextv1.CustomResourceDefinition, rules *crdvalidation.Compiler) []*registry.Resource {
 	var rows []*registry.Resource
 	n := crd.Spec.Names
 	for i := range crd.Spec.Versions {
@@ -67,7 +70,9 @@ func customResources(crd *apiextv1.CustomResourceDefinition) []*registry.Resourc
 				}
 			}
 		}
-		if err := withSchema(r, v); err != nil {
+		key := crdvalidation.Key{UID: crd.UID, Generation: crd.Generation, Version: v.Name}
+		compile := func(st *structuralschema.Structural) *crdvalidation.Rules { return rules.Rules(key, st) }
+		if err := withSchema(r, v, compile); err != nil {
 			continue // validateCRD refused such schemas; an old one is not served
 		}
 		rows = append(rows, r)

@@ -63,7 +63,7 @@ func (s *Server) ensure(ctx context.Context, q *request, obj runtime.Object) err
 		return nil
 	}
 	obj.GetObjectKind().SetGroupVersionKind(q.res.GVK())
-	if _, err := s.admitCreate(q, obj); err != nil {
+	if _, err := s.admitCreate(ctx, q, obj); err != nil {
 		return err
 	}
 	raw, err := encode(obj)

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/litek8s/litek8s/internal/api/aggregator"
+	"github.com/litek8s/litek8s/internal/api/crdvalidation"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
@@ -123,6 +124,9 @@ type Server struct {
 	// serialises registry rebuilds when CRDs change (refreshCRDs).
 	builtin []*registry.Resource
 	crdMu   sync.Mutex
+	// crdRules compiles the CRDs' x-kubernetes-validations once per CRD
+	// generation (used by refreshCRDs, under crdMu).
+	crdRules crdvalidation.Compiler
 	// metrics are the API's collectors (nil without Config.Metrics).
 	metrics *metrics
 	// writes is the write path's own state (field managers): see

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -9,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/crdvalidation"
 	"github.com/litek8s/litek8s/internal/api/registry"
 )
 
@@ -23,7 +25,7 @@ import (
 var metadataPath = field.NewPath("metadata")
 
 // validateCreate validates a new object of res.
-func validateCreate(res *registry.Resource, obj runtime.Object) error {
+func validateCreate(ctx context.Context, res *registry.Resource, obj runtime.Object) error {
 	var errs field.ErrorList
 	if res.Custom {
 		errs = metaErrors(res, obj)
@@ -31,6 +33,7 @@ func validateCreate(res *registry.Resource, obj runtime.Object) error {
 	if res.Validate != nil {
 		errs = append(errs, res.Validate(obj, nil)...)
 	}
+	errs = validateContext(ctx, res, obj, nil, errs)
 	if len(errs) == 0 && !res.Custom {
 		errs = metaErrors(res, obj)
 	}
@@ -38,7 +41,7 @@ func validateCreate(res *registry.Resource, obj runtime.Object) error {
 }
 
 // validateUpdate validates obj replacing old.
-func validateUpdate(res *registry.Resource, obj, old runtime.Object) error {
+func validateUpdate(ctx context.Context, res *registry.Resource, obj, old runtime.Object) error {
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
 		return badRequest("the object has no metadata: %v", err)
@@ -52,7 +55,22 @@ func validateUpdate(res *registry.Resource, obj, old runtime.Object) error {
 	if res.Validate != nil {
 		errs = append(errs, res.Validate(obj, old)...)
 	}
-	return invalid(res, obj, errs)
+	return invalid(res, obj, validateContext(ctx, res, obj, old, errs))
+}
+
+// validateContext appends to errs what res.ValidateContext finds. A custom
+// resource's rules are not evaluated when errs holds an error that blocks
+// them: kube then says so instead.
+func validateContext(ctx context.Context, res *registry.Resource, obj, old runtime.Object, errs field.ErrorList) field.ErrorList {
+	if res.ValidateContext == nil {
+		return errs
+	}
+	if res.Custom {
+		if b := crdvalidation.Blocking(errs); b != nil {
+			return append(errs, b)
+		}
+	}
+	return append(errs, res.ValidateContext(ctx, obj, old)...)
 }
 
 // metaErrors checks names, labels, annotations, owner references,

@@ -136,7 +136,7 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 	}
 	for attempt := 1; ; attempt++ {
 		o := obj.DeepCopyObject()
-		om, err := s.admitCreate(q, o)
+		om, err := s.admitCreate(ctx, q, o)
 		if err != nil {
 			return nil, err
 		}
@@ -315,7 +315,7 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 	if err := s.admitUpdateFromStore(ctx, q, obj, old); err != nil {
 		return nil, err
 	}
-	raw, err := s.admitUpdate(q, obj, old, cur)
+	raw, err := s.admitUpdate(ctx, q, obj, old, cur)
 	if err != nil {
 		return nil, err
 	}

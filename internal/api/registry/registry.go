@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"fmt"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"reflect"
@@ -73,6 +74,11 @@ type Resource struct {
 	// Validate checks kind-specific rules (immutable fields, …) on create
 	// (old nil) and update. Optional.
 	Validate func(obj, old runtime.Object) field.ErrorList
+	// ValidateContext checks what needs the request's context, after
+	// Validate: a custom resource's x-kubernetes-validations (CEL, skipped
+	// when Validate found errors that block them, as in kube) and a CRD's
+	// rules. Optional.
+	ValidateContext func(ctx context.Context, obj, old runtime.Object) field.ErrorList
 	// Normalize runs on every write (create, update, patch, apply result)
 	// right after decoding and before managedFields are computed: kube's
 	// scheme defaults (SetDefaults_*) for built-in kinds, pruning and schema
