@@ -121,6 +121,9 @@ func (s *Server) deleteOnce(ctx context.Context, q *request, opts *metav1.Delete
 	if err != nil {
 		return nil, err
 	}
+	if err := s.admitDelete(ctx, q, obj, opts); err != nil {
+		return nil, err
+	}
 	m, err := apimeta.Accessor(obj)
 	if err != nil {
 		return nil, err

@@ -59,6 +59,9 @@ func (s *Server) deleteNamespaceOnce(ctx context.Context, q *request, opts *meta
 	if err != nil {
 		return nil, err
 	}
+	if err := s.admitDelete(ctx, q, obj, opts); err != nil {
+		return nil, err
+	}
 	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return nil, fmt.Errorf("api: stored namespace %s is a %T", q.name, obj)

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	kadmission "k8s.io/apiserver/pkg/admission"
 
 	"github.com/litek8s/litek8s/internal/api/aggregator"
 	"github.com/litek8s/litek8s/internal/api/crdvalidation"
+	"github.com/litek8s/litek8s/internal/api/admission"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
@@ -84,6 +86,9 @@ type Config struct {
 	// Aggregator proxies the group/versions of APIServices with a service
 	// (aggregate.go); nil: none are.
 	Aggregator *aggregator.Aggregator
+	// Admission is the chain of dynamic admission plugins (webhooks,
+	// policies: admission_dynamic.go); nil: none, at no cost.
+	Admission *admission.Chain
 }
 
 // DefaultConfig returns a Config with the defaults filled in.
@@ -143,6 +148,8 @@ type Server struct {
 	// aggDisco is the aggregated servers' discovery served with the
 	// registry's (aggregate.go); replaced under crdMu.
 	aggDisco atomic.Pointer[aggDiscovery]
+	// objects are the scheme's converters for admission plugins.
+	objects kadmission.ObjectInterfaces
 }
 
 // New builds the API server over store.
@@ -162,6 +169,7 @@ func New(cfg Config, store Store) (*Server, error) {
 		return nil, err
 	}
 	s.codecs = newCodecs(s.scheme)
+	s.objects = admission.NewObjectInterfaces(s.scheme)
 	s.fwd = newForwarder(store, cfg.PeerTransport, cfg.LeaderWait, s.writeError)
 	s.authn = &auth.Authenticator{LoopbackToken: cfg.Token, AdminTokenHash: cfg.AdminTokenHash, Tokens: cfg.Tokens, ServiceAccounts: cfg.ServiceAccounts,
 		MemberOrg: cfg.MemberOrg, Anonymous: cfg.Anonymous, AnonymousPaths: publicPaths}

@@ -50,6 +50,7 @@ func serveWrite[O any](s *Server, w http.ResponseWriter, r *http.Request, option
 		return err
 	}
 	ws := &warnings{}
+	s.withAdmissionWarnings(r, ws)
 	defer ws.write(w)
 	res, err := run(opts, ws)
 	if err != nil {
@@ -134,6 +135,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 	if err := s.admitWriter(ctx, q, obj, nil); err != nil {
 		return nil, err
 	}
+	if err := s.admitMutating(ctx, createWrite(q, obj, opts)); err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		o := obj.DeepCopyObject()
 		om, err := s.admitCreate(ctx, q, o)
@@ -143,6 +147,9 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		cq := *q
 		cq.name = om.GetName()
 		if attempt == 1 { // charged once: a retry with another generated name uses the same
+			if err := s.admitValidating(ctx, createWrite(q, o, opts)); err != nil { // named by o
+				return nil, err
+			}
 			if err := s.admitQuota(ctx, &cq, o, nil, opts.dryRun); err != nil {
 				return nil, err
 			}
@@ -312,11 +319,17 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 	if err := s.admitWriter(ctx, q, obj, old); err != nil {
 		return nil, err
 	}
+	if err := s.admitMutating(ctx, updateWrite(q, obj, old, u.opts)); err != nil {
+		return nil, err
+	}
 	if err := s.admitUpdateFromStore(ctx, q, obj, old); err != nil {
 		return nil, err
 	}
 	raw, err := s.admitUpdate(ctx, q, obj, old, cur)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.admitValidating(ctx, updateWrite(q, obj, old, u.opts)); err != nil {
 		return nil, err
 	}
 	if shouldDeleteDuringUpdate(q.res, obj, old) {

@@ -21,6 +21,7 @@ import (
 	"github.com/litek8s/litek8s/internal/api"
 	"github.com/litek8s/litek8s/internal/api/aggregator"
 	"github.com/litek8s/litek8s/internal/api/discovery"
+	"github.com/litek8s/litek8s/internal/api/admission/webhook"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
@@ -192,6 +193,9 @@ type Member struct {
 	agg        *aggregator.Aggregator
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
+
+	// webhooks are the admission webhook plugins (admission.go).
+	webhooks *webhook.Webhooks
 }
 
 var (
@@ -421,6 +425,9 @@ func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, 
 		return err
 	}
 	ac.Aggregator = m.agg
+	if ac.Admission, err = m.admissionChain(loopback, rt); err != nil {
+		return err
+	}
 	m.version = version.Get().Version
 	if m.api, err = api.New(ac, m.store); err != nil {
 		return err
@@ -446,6 +453,7 @@ func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, 
 			m.log.Error("API server stopped", "err", err)
 		}
 	}()
+	m.startAdmission()
 	return nil
 }
 
@@ -509,6 +517,7 @@ func (m *Member) Close() error {
 	if m.cancel != nil {
 		m.cancel()
 	}
+	m.closeAdmission()
 	if m.srv != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		m.srv.Shutdown(ctx)
