@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kadmission "k8s.io/apiserver/pkg/admission"
 
+	"github.com/litek8s/litek8s/internal/api/admission"
 	"github.com/litek8s/litek8s/internal/api/aggregator"
 	"github.com/litek8s/litek8s/internal/api/crdvalidation"
-	"github.com/litek8s/litek8s/internal/api/admission"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"

@@ -19,9 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/litek8s/litek8s/internal/api"
+	"github.com/litek8s/litek8s/internal/api/admission/webhook"
 	"github.com/litek8s/litek8s/internal/api/aggregator"
 	"github.com/litek8s/litek8s/internal/api/discovery"
-	"github.com/litek8s/litek8s/internal/api/admission/webhook"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 	"github.com/litek8s/litek8s/internal/controllers"
