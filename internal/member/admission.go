@@ -1,6 +1,7 @@
 package member
 
 import (
+	"context"
 	"net/http"
 
 	kadmission "k8s.io/apiserver/pkg/admission"
@@ -8,7 +9,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/litek8s/litek8s/internal/api/admission"
+	"github.com/litek8s/litek8s/internal/api/admission/policy"
 	"github.com/litek8s/litek8s/internal/api/admission/webhook"
+	"github.com/litek8s/litek8s/internal/auth"
 )
 
 // admissionChain builds the member's dynamic admission chain, its plugins
@@ -28,9 +31,18 @@ func (m *Member) admissionChain(loopback string, rt http.RoundTripper) (*admissi
 	if m.webhooks, err = webhook.New(webhook.Config{Client: client, Services: m.store}); err != nil {
 		return nil, err
 	}
+	pc := policy.DefaultConfig()
+	pc.Store = m.store
+	pc.Authorizer = policy.Authorizer(func(ctx context.Context, a auth.Attributes) (auth.Decision, error) {
+		return m.api.Authorize(ctx, a) // m.api is set before the API serves a write
+	})
+	vap, err := policy.New(pc)
+	if err != nil {
+		return nil, err
+	}
 	plugins := []kadmission.Interface{
 		m.webhooks.Mutating(),
-		// ValidatingAdmissionPolicy goes here.
+		vap,
 		m.webhooks.Validating(),
 	}
 	return admission.New(admission.Config{Plugins: plugins})
