@@ -5,8 +5,9 @@ import (
 )
 
 // admissionregistrationKinds are the served kinds of
-// admissionregistration.k8s.io/v1. They are stored only: litek8s calls no
-// webhook and evaluates no admission policy.
+// admissionregistration.k8s.io/v1. The admission chain acts on them
+// (internal/api/admission: the webhook and policy plugins read them from
+// the member's store).
 func admissionregistrationKinds() []*Resource {
 	const g = "admissionregistration.k8s.io"
 	ext := []string{"api-extensions"}
