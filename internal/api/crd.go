@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/crdconversion"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
 )
@@ -35,7 +37,8 @@ func crdKinds() []*registry.Resource {
 		Singular: "customresourcedefinition", Kind: "CustomResourceDefinition", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"},
 		New:        registry.NewOf[apiextv1.CustomResourceDefinition](), NewList: registry.NewOf[apiextv1.CustomResourceDefinitionList](),
-		Normalize: defaultCRD, Prepare: prepareCRD, Validate: validateCRD, Status: true, HasGeneration: true}}
+		Normalize: defaultCRD, Prepare: prepareCRD, Validate: validateCRD, Status: true, HasGeneration: true,
+		PrepareUpdate: prepareCRDUpdate}}
 }
 
 // prepareCRD fills what kube's apiextensions server sets: conversion
@@ -61,12 +64,29 @@ func prepareCRD(obj runtime.Object) {
 	}
 }
 
+// prepareCRDUpdate appends a new storage version to status.storedVersions,
+// as kube's CRD strategy does: objects stored in the versions listed
+// there may still exist (storage version migration removes them through
+// /status).
+func prepareCRDUpdate(obj, _ runtime.Object) {
+	crd := obj.(*apiextv1.CustomResourceDefinition)
+	for _, v := range crd.Spec.Versions {
+		if v.Storage && !slices.Contains(crd.Status.StoredVersions, v.Name) {
+			crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
+		}
+	}
+}
+
 // defaultCRD is apiextensions' scheme defaulting (conversion None, the
 // singular and list kind names); it runs on every write (Normalize).
 func defaultCRD(obj runtime.Object) {
 	crd := obj.(*apiextv1.CustomResourceDefinition)
 	if crd.Spec.Conversion == nil {
 		crd.Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.NoneConverter}
+	}
+	if w := crd.Spec.Conversion.Webhook; w != nil && w.ClientConfig != nil && w.ClientConfig.Service != nil && w.ClientConfig.Service.Port == nil {
+		port := int32(443) // SetDefaults_ServiceReference
+		w.ClientConfig.Service.Port = &port
 	}
 	n := crd.Spec.Names
 	if n.Singular == "" {
@@ -118,6 +138,7 @@ func validateCRD(obj, old runtime.Object) field.ErrorList {
 			errs = append(errs, registry.ValidateSelectableFields(&v, s, vp.Child("selectableFields"))...)
 		}
 	}
+	errs = append(errs, crdconversion.ValidateConversion(crd)...)
 	if len(crd.Spec.Versions) == 0 {
 		errs = append(errs, field.Required(spec.Child("versions"), "must have exactly one version marked as storage version"))
 	} else if storage != 1 {
@@ -168,7 +189,7 @@ func (s *Server) refreshCRDs(ctx context.Context) *registry.Registry {
 			return true
 		}
 		if crd.DeletionTimestamp == nil {
-			rows = append(rows, customResources(crd)...)
+			rows = append(rows, customResources(crd, crdconversion.New(crd, s.svc))...)
 		}
 		return true
 	})

@@ -15,15 +15,24 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/jsonpath"
 
+	"github.com/litek8s/litek8s/internal/api/crdconversion"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/api/table"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
 // customResources returns the registry rows of a CRD's served versions.
-// All versions share one store key; conversion is None (only apiVersion
-// differs), as the issue asks.
-func customResources(crd *apiextv1.CustomResourceDefinition) []*registry.Resource {
+// All versions share one store key. With conversion None only apiVersion
+// differs (served()); with a conversion webhook conv, the rows of the
+// versions other than the storage version convert what they serve and
+// store (crd_convert.go).
+func customResources(crd *apiextv1.CustomResourceDefinition, conv *crdconversion.Webhook) []*registry.Resource {
+	storage := ""
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			storage = v.Name
+		}
+	}
 	var rows []*registry.Resource
 	n := crd.Spec.Names
 	for i := range crd.Spec.Versions {
@@ -66,6 +75,9 @@ func customResources(crd *apiextv1.CustomResourceDefinition) []*registry.Resourc
 					r.Scale.LabelSelector = *sc.LabelSelectorPath
 				}
 			}
+		}
+		if conv != nil && v.Name != storage {
+			r.Convert, r.StorageVersion = conv.Convert, storage
 		}
 		if err := withSchema(r, v); err != nil {
 			continue // validateCRD refused such schemas; an old one is not served

@@ -14,6 +14,7 @@ import (
 
 	"github.com/litek8s/litek8s/internal/api/aggregator"
 	"github.com/litek8s/litek8s/internal/api/registry"
+	"github.com/litek8s/litek8s/internal/api/svcclient"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 )
@@ -139,6 +140,8 @@ type Server struct {
 	// aggDisco is the aggregated servers' discovery served with the
 	// registry's (aggregate.go); replaced under crdMu.
 	aggDisco atomic.Pointer[aggDiscovery]
+	// svc reaches the servers the API calls (CRD conversion webhooks).
+	svc *svcclient.Clients
 }
 
 // New builds the API server over store.
@@ -148,6 +151,7 @@ func New(cfg Config, store Store) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: store, log: cfg.Logger, metrics: newMetrics(cfg.Metrics)}
 	s.aggDisco.Store(&aggDiscovery{})
+	s.svc = svcclient.New(store, nil)
 	s.builtin = append(registry.Builtin(), crdKinds()...)
 	reg := registry.New(s.builtin)
 	var err error
