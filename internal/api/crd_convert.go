@@ -170,3 +170,18 @@ func roundTrip(ctx context.Context, res *registry.Resource, raw []byte) ([]byte,
 	}
 	return toServed(ctx, res, st)
 }
+
+// checkConvertible converts the stored object of a DELETE in a converted
+// version before it is deleted, as kube reads it in that version first:
+// with the webhook failing, the DELETE fails and deletes nothing.
+func checkConvertible(ctx context.Context, s *Server, q *request) error {
+	if q.res.Convert == nil {
+		return nil
+	}
+	cur, _, err := s.store.Get(ctx, q.key(), false)
+	if err != nil {
+		return nil // deleteObject answers it
+	}
+	_, err = convertObject(ctx, q.res, cur)
+	return err
+}

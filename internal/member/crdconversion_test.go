@@ -239,6 +239,10 @@ func TestCRDConversionWebhook(t *testing.T) {
 			if _, err := v1.Get(ctx, "down", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Fatalf("member %d: a create the webhook could not convert was stored: %v", m, err)
 			}
+			wantDown("DELETE v2", v2.Delete(ctx, "url-"+strconv.Itoa(leader), metav1.DeleteOptions{}))
+			if _, err := v1.Get(ctx, "url-"+strconv.Itoa(leader), metav1.GetOptions{}); err != nil {
+				t.Fatalf("member %d: a DELETE the webhook could not convert deleted: %v", m, err)
+			}
 		}
 	})
 
@@ -383,6 +387,29 @@ func convRoundTrip(t *testing.T, c *membertest.Cluster, hook *convWebhook, m int
 	wantShape(t, "dry-run create v2", dry, "v2", "replicas", 2)
 	if _, err := v1.Get(ctx, name+"-dry", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("a dry-run create was stored: %v", err)
+	}
+
+	// A DELETE in v2 (kube answers a custom resource's with a Success
+	// Status); one with a finalizer answers the object, in v2.
+	fin := widget("v2", name+"-del", 4)
+	fin.SetFinalizers([]string{"conv.example.com/hold"})
+	if _, err := v2.Create(ctx, fin, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	path := "/apis/conv.example.com/v2/namespaces/team/widgets/" + name + "-del"
+	if del := convDo(t, c, m, "DELETE", path, "", http.StatusOK); !strings.HasPrefix(del, `{"apiVersion":"conv.example.com/v2"`) ||
+		!strings.Contains(del, `"spec":{"replicas":4}`) || !strings.Contains(del, `"deletionTimestamp"`) {
+		t.Fatalf("DELETE in v2 of an object with a finalizer answered %s", del)
+	}
+	convDo(t, c, m, "PATCH", path, `{"metadata":{"finalizers":null}}`, http.StatusOK)
+	if _, err := v1.Get(ctx, name+"-del", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("the object is still there without its finalizer: %v", err)
+	}
+	if _, err := v2.Create(ctx, widget("v2", name+"-del", 4), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if del := convDo(t, c, m, "DELETE", path, "", http.StatusOK); !strings.Contains(del, `"status":"Success"`) {
+		t.Fatalf("DELETE in v2 answered %s", del)
 	}
 }
 
