@@ -267,6 +267,12 @@ func TestCRDConversionWebhook(t *testing.T) {
 			t.Errorf("conversion %s: got %s, want %s", tc.conversion, got, tc.want)
 		}
 	}
+	// A new storage version is appended to status.storedVersions.
+	got := convDo(t, c, follower, "PATCH", crdPath+"/widgets.conv.example.com",
+		`{"spec":{"versions":[{"name":"v1","served":true,"storage":false},{"name":"v2","served":true,"storage":true}]}}`, http.StatusOK)
+	if !strings.Contains(got, `"storedVersions":["v1","v2"]`) {
+		t.Errorf("after v2 became the storage version: %s", got)
+	}
 	c.SameObjects(ctx, "/apis/conv.example.com/v1/widgets", crdPath)
 }
 
