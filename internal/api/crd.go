@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/litek8s/litek8s/internal/api/crdconversion"
 	"github.com/litek8s/litek8s/internal/api/crdvalidation"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/kv"
@@ -37,7 +39,7 @@ func crdKinds() []*registry.Resource {
 		Categories: []string{"api-extensions"},
 		New:        registry.NewOf[apiextv1.CustomResourceDefinition](), NewList: registry.NewOf[apiextv1.CustomResourceDefinitionList](),
 		Normalize: defaultCRD, Prepare: prepareCRD, Validate: validateCRD, ValidateContext: validateCRDRules,
-		Status: true, HasGeneration: true}}
+		PrepareUpdate: prepareCRDUpdate, Status: true, HasGeneration: true}}
 }
 
 // prepareCRD fills what kube's apiextensions server sets: conversion
@@ -63,12 +65,29 @@ func prepareCRD(obj runtime.Object) {
 	}
 }
 
+// prepareCRDUpdate appends a new storage version to status.storedVersions,
+// as kube's CRD strategy does: objects stored in the versions listed
+// there may still exist (storage version migration removes them through
+// /status).
+func prepareCRDUpdate(obj, _ runtime.Object) {
+	crd := obj.(*apiextv1.CustomResourceDefinition)
+	for _, v := range crd.Spec.Versions {
+		if v.Storage && !slices.Contains(crd.Status.StoredVersions, v.Name) {
+			crd.Status.StoredVersions = append(crd.Status.StoredVersions, v.Name)
+		}
+	}
+}
+
 // defaultCRD is apiextensions' scheme defaulting (conversion None, the
 // singular and list kind names); it runs on every write (Normalize).
 func defaultCRD(obj runtime.Object) {
 	crd := obj.(*apiextv1.CustomResourceDefinition)
 	if crd.Spec.Conversion == nil {
 		crd.Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.NoneConverter}
+	}
+	if w := crd.Spec.Conversion.Webhook; w != nil && w.ClientConfig != nil && w.ClientConfig.Service != nil && w.ClientConfig.Service.Port == nil {
+		port := int32(443) // SetDefaults_ServiceReference
+		w.ClientConfig.Service.Port = &port
 	}
 	n := crd.Spec.Names
 	if n.Singular == "" {
@@ -120,6 +139,7 @@ func validateCRD(obj, old runtime.Object) field.ErrorList {
 			errs = append(errs, registry.ValidateSelectableFields(&v, s, vp.Child("selectableFields"))...)
 		}
 	}
+	errs = append(errs, crdconversion.ValidateConversion(crd)...)
 	if len(crd.Spec.Versions) == 0 {
 		errs = append(errs, field.Required(spec.Child("versions"), "must have exactly one version marked as storage version"))
 	} else if storage != 1 {
@@ -180,7 +200,7 @@ func (s *Server) refreshCRDs(ctx context.Context) *registry.Registry {
 			return true
 		}
 		if crd.DeletionTimestamp == nil {
-			rows = append(rows, customResources(crd, &s.crdRules)...)
+			rows = append(rows, customResources(crd, &s.crdRules, crdconversion.New(crd, s.svc))...)
 		}
 		return true
 	})

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/jsonpath"
 
+	"github.com/litek8s/litek8s/internal/api/crdconversion"
 	"github.com/litek8s/litek8s/internal/api/crdvalidation"
 	"github.com/litek8s/litek8s/internal/api/registry"
 	"github.com/litek8s/litek8s/internal/api/table"
@@ -23,10 +24,18 @@ import (
 )
 
 // customResources returns the registry rows of a CRD's served versions.
-// All versions share one store key; conversion is None (only apiVersion
-// differs), as the issue asks. The versions' CEL rules come from rules
+// All versions share one store key. With conversion None only apiVersion
+// differs (served()); with a conversion webhook conv, the rows of the
+// versions other than the storage version convert what they serve and
+// store (crd_convert.go). The versions' CEL rules come from rules
 // (compiled once per CRD generation).
-func customResources(crd *apiextv1.CustomResourceDefinition, rules *crdvalidation.Compiler) []*registry.Resource {
+func customResources(crd *apiextv1.CustomResourceDefinition, rules *crdvalidation.Compiler, conv *crdconversion.Webhook) []*registry.Resource {
+	storage := ""
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			storage = v.Name
+		}
+	}
 	var rows []*registry.Resource
 	n := crd.Spec.Names
 	for i := range crd.Spec.Versions {
@@ -69,6 +78,9 @@ func customResources(crd *apiextv1.CustomResourceDefinition, rules *crdvalidatio
 					r.Scale.LabelSelector = *sc.LabelSelectorPath
 				}
 			}
+		}
+		if conv != nil && v.Name != storage {
+			r.Convert, r.StorageVersion = conv.Convert, storage
 		}
 		key := crdvalidation.Key{UID: crd.UID, Generation: crd.Generation, Version: v.Name}
 		compile := func(st *structuralschema.Structural) *crdvalidation.Rules { return rules.Rules(key, st) }

@@ -26,9 +26,17 @@ func (s *Server) delete(w http.ResponseWriter, r *http.Request, q *request) erro
 		if err := s.admitNodeDelete(r.Context(), q); err != nil {
 			return nil, err
 		}
+		if err := checkConvertible(r.Context(), s, q); err != nil {
+			return nil, err
+		}
 		res, err := s.deleteObject(r.Context(), q, opts)
 		if err != nil {
 			return nil, err
+		}
+		if res.raw != nil {
+			if res.raw, err = toServed(r.Context(), q.res, res.raw); err != nil {
+				return nil, err
+			}
 		}
 		return deleteAnswer(q, opts, res), nil
 	})

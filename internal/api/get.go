@@ -36,6 +36,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request, q *request) error {
 	if err != nil {
 		return storeErr(err, q.res, q.name)
 	}
+	if obj, err = convertObject(r.Context(), q.res, obj); err != nil {
+		return err
+	}
 	buf := getBuf()
 	defer putBuf(buf)
 	body := served(q.res, obj.Raw)

@@ -57,6 +57,18 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	default:
 		after, offset, at = p.cont.Start, p.cont.Offset, p.cont.At
 	}
+	each := func(fn func(*kv.Object) bool) { l.Range(after, fn) }
+	var conv *convertedList // another version than the stored one's: converted pages
+	if q.res.Convert != nil {
+		chunk := 0 // without a limit, the whole list in one review
+		if p.limit > 0 {
+			chunk = int(p.limit) + 1 // a page and the object that tells whether more follow
+		}
+		if conv, err = newConvertedList(r.Context(), q.res, l, after, chunk); err != nil {
+			return err
+		}
+		each = conv.Range
+	}
 	// A list without a limit is streamed in chunks as it is walked (its
 	// metadata is known before the walk); a page is bounded by its limit
 	// and built whole, as are YAML, protobuf and pretty answers.
@@ -71,7 +83,7 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 	defer putBuf(buf)
 	items, n, more := (*buf)[:0], int64(0), false
 	var last *kv.Object
-	l.Range(after, func(obj *kv.Object) bool {
+	each(func(obj *kv.Object) bool {
 		if !p.sel.matches(obj) {
 			return true
 		}
@@ -102,6 +114,9 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, q *request) error 
 		return true
 	})
 	*buf = items
+	if conv != nil && conv.err != nil {
+		return conv.err
+	}
 	if stream {
 		w.Write(items)
 		return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/litek8s/litek8s/internal/api/aggregator"
 	"github.com/litek8s/litek8s/internal/api/crdvalidation"
 	"github.com/litek8s/litek8s/internal/api/registry"
+	"github.com/litek8s/litek8s/internal/api/svcclient"
 	"github.com/litek8s/litek8s/internal/audit"
 	"github.com/litek8s/litek8s/internal/auth"
 )
@@ -150,6 +151,8 @@ type Server struct {
 	aggDisco atomic.Pointer[aggDiscovery]
 	// objects are the scheme's converters for admission plugins.
 	objects kadmission.ObjectInterfaces
+	// svc reaches the servers the API calls (CRD conversion webhooks).
+	svc *svcclient.Clients
 }
 
 // New builds the API server over store.
@@ -159,6 +162,7 @@ func New(cfg Config, store Store) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, store: store, log: cfg.Logger, metrics: newMetrics(cfg.Metrics)}
 	s.aggDisco.Store(&aggDiscovery{})
+	s.svc = svcclient.New(store, nil)
 	s.builtin = append(registry.Builtin(), crdKinds()...)
 	reg := registry.New(s.builtin)
 	var err error

@@ -96,6 +96,13 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 			return availabilityErr(err)
 		}
 		rev = snapshot.Rev
+		if q.res.Convert != nil {
+			conv, err := newConvertedList(ctx, q.res, snapshot, "", 0)
+			if err != nil {
+				return err
+			}
+			ww.initial = conv.Range
+		}
 	} else if p.rv == "" { // sendInitialEvents=false: from now on
 		rev = s.store.Revision()
 	}
@@ -114,7 +121,10 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, q *request) error
 	defer watcher.Stop()
 	ww.seen = rev
 	if snapshot != nil {
-		snapshot.Range("", func(obj *kv.Object) bool {
+		if ww.initial == nil {
+			ww.initial = func(fn func(*kv.Object) bool) { snapshot.Range("", fn) }
+		}
+		ww.initial(func(obj *kv.Object) bool {
 			if ww.sel.matches(obj) {
 				ww.event("ADDED", obj)
 			}
@@ -211,6 +221,9 @@ type watchWriter struct {
 	scratch   []byte // an event's object before protobuf encoding
 	columns   bool   // column definitions were sent (Table watches)
 	seen      uint64 // the revision every event up to which was sent
+	// initial walks the initial events' objects (converted ones for a
+	// converted version); nil without initial events.
+	initial func(fn func(*kv.Object) bool)
 	// events counts the events sent (apiserver_watch_events_total; nil
 	// without metrics).
 	events prometheus.Counter
@@ -262,7 +275,9 @@ func (ww *watchWriter) follow(ctx context.Context, watcher kv.Watcher, deadline 
 			if !ok {
 				return ww.ended(watcher)
 			}
-			ww.change(ev)
+			if err := ww.change(ctx, ev); err != nil {
+				return ww.fail(err)
+			}
 			if len(watcher.Events()) == 0 {
 				if err := ww.flush(); err != nil {
 					return nil
@@ -278,7 +293,9 @@ func (ww *watchWriter) follow(ctx context.Context, watcher kv.Watcher, deadline 
 				if !ok {
 					return ww.ended(watcher)
 				}
-				ww.change(ev)
+				if err := ww.change(ctx, ev); err != nil {
+					return ww.fail(err)
+				}
 				timer.Reset(0)
 				continue
 			default:
@@ -323,14 +340,27 @@ func (ww *watchWriter) ended(watcher kv.Watcher) error {
 
 // change writes ev as the client sees it through its selector: an object
 // that stops matching is DELETED, one that starts matching is ADDED.
-func (ww *watchWriter) change(ev kv.Event) {
+// An event of a converted version (crd_convert.go) is converted first; a
+// failed conversion ends the watch.
+func (ww *watchWriter) change(ctx context.Context, ev kv.Event) error {
 	ww.seen = max(ww.seen, ev.Object.RV)
+	if ww.q.res.Convert != nil {
+		var err error
+		if ev.Object, err = convertObject(ctx, ww.q.res, ev.Object); err != nil {
+			return err
+		}
+		if ev.Prev != nil && !ww.sel.everything() && ev.Type != kv.Deleted {
+			if ev.Prev, err = convertObject(ctx, ww.q.res, ev.Prev); err != nil {
+				return err
+			}
+		}
+	}
 	now := ww.sel.matches(ev.Object)
 	if ww.sel.everything() || ev.Prev == nil || ev.Type == kv.Deleted {
 		if now {
 			ww.event(ev.Type.String(), ev.Object)
 		}
-		return
+		return nil
 	}
 	was := ww.sel.matches(ev.Prev)
 	switch {
@@ -341,6 +371,7 @@ func (ww *watchWriter) change(ev kv.Event) {
 	case was:
 		ww.event("DELETED", ev.Object)
 	}
+	return nil
 }
 
 // event writes one event of type typ about obj.

@@ -165,7 +165,7 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 			if _, _, err := s.store.Get(ctx, cq.key(), false); err == nil {
 				return nil, apierrors.NewAlreadyExists(q.res.GroupResource(), cq.name)
 			}
-			return raw, nil
+			return roundTrip(ctx, q.res, raw)
 		}
 		if u, ok := o.(*unstructured.Unstructured); ok {
 			u.SetResourceVersion("0") // keeps the key where kube sorts it; the store stamps the revision
@@ -174,13 +174,16 @@ func (s *Server) commitCreate(ctx context.Context, q *request, obj runtime.Objec
 		if err != nil {
 			return nil, err
 		}
+		if raw, err = toStorage(ctx, q.res, raw); err != nil {
+			return nil, err
+		}
 		if err := s.checkObjectSize(q.res, cq.name, raw); err != nil {
 			return nil, err
 		}
 		stored, err := s.store.Propose(ctx, kv.Write{Op: kv.OpCreate, Key: cq.key(), Object: raw})
 		switch {
 		case err == nil:
-			return stored.Raw, nil
+			return toServed(ctx, q.res, stored.Raw)
 		case !errors.Is(err, kv.ErrAlreadyExists):
 			return nil, storeErr(err, q.res, cq.name)
 		case generated && attempt < maxNameGenerationCreateAttempts:
@@ -266,6 +269,9 @@ func (s *Server) guaranteedUpdate(ctx context.Context, u *mutation) (*writeResul
 		}
 		if err != nil {
 			return nil, storeErr(err, q.res, q.name)
+		}
+		if cur, err = convertObject(ctx, q.res, cur); err != nil {
+			return nil, err
 		}
 		res, err := s.updateOnce(ctx, u, cur)
 		if errors.Is(err, errRetry) {
@@ -359,7 +365,13 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 		return nil, err
 	}
 	if u.opts.dryRun {
+		if raw, err = roundTrip(ctx, q.res, raw); err != nil {
+			return nil, err
+		}
 		return &writeResult{raw: raw, code: http.StatusOK}, nil
+	}
+	if raw, err = toStorage(ctx, q.res, raw); err != nil {
+		return nil, err
 	}
 	stored, err := s.store.Propose(ctx, kv.Write{Op: kv.OpUpdate, Key: q.key(), ExpectedRV: cur.RV, Object: raw})
 	if errors.Is(err, kv.ErrConflict) {
@@ -368,7 +380,10 @@ func (s *Server) updateOnce(ctx context.Context, u *mutation, cur *kv.Object) (*
 	if err != nil {
 		return nil, storeErr(err, q.res, q.name)
 	}
-	return &writeResult{raw: stored.Raw, code: http.StatusOK}, nil
+	if raw, err = toServed(ctx, q.res, stored.Raw); err != nil {
+		return nil, err
+	}
+	return &writeResult{raw: raw, code: http.StatusOK}, nil
 }
 
 // decodeStored decodes a stored object of res.

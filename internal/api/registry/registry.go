@@ -112,6 +112,13 @@ type Resource struct {
 	// Deprecation, when set, is the warning kube sends with every request
 	// on the resource (Warning: 299 - "…").
 	Deprecation string
+	// Convert, when set, converts stored objects of a custom resource to
+	// and from this row's version: the CRD's conversion webhook
+	// (strategy Webhook), on the rows of the versions other than the
+	// storage version, which is StorageVersion. nil: the stored bytes are
+	// served with only their apiVersion rewritten (served()).
+	Convert        func(ctx context.Context, objs [][]byte, version string) ([][]byte, error)
+	StorageVersion string
 }
 
 // ScaleSpec says where a resource keeps what its Scale shows, as JSON
