@@ -38,8 +38,9 @@ type Webhooks struct {
 	mutating   *Mutating
 	validating *Validating
 
-	mu   sync.Mutex // guards stop
-	stop chan struct{}
+	mu     sync.Mutex // guards stop and closed
+	stop   chan struct{}
+	closed bool
 }
 
 // Mutating is kube's MutatingAdmissionWebhook; Idle while no
@@ -104,23 +105,25 @@ func (w *Webhooks) Mutating() kadmission.Interface { return w.mutating }
 // Validating is the ValidatingAdmissionWebhook plugin.
 func (w *Webhooks) Validating() kadmission.Interface { return w.validating }
 
-// Start runs the informers until Close.
+// Start runs the informers until Close (once; not after Close).
 func (w *Webhooks) Start() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.stop != nil {
+	if w.stop != nil || w.closed {
 		return
 	}
 	w.stop = make(chan struct{})
 	w.factory.Start(w.stop)
 }
 
-// Close stops the informers and waits for them.
+// Close stops the informers and waits for them. A second Close does
+// nothing more (a member may be closed twice).
 func (w *Webhooks) Close() {
 	w.mu.Lock()
-	if w.stop != nil {
+	if w.stop != nil && !w.closed {
 		close(w.stop)
 	}
+	w.closed = true
 	w.mu.Unlock()
 	w.factory.Shutdown()
 }
