@@ -27,7 +27,8 @@ func configMap(name string, data map[string]string) *corev1.ConfigMap {
 
 // snapshotOf lists every ConfigMap of member i as name@resourceVersion=data,
 // but the root CA publisher's kube-root-ca.crt, which every namespace gets
-// at the controller's pace, as in kube.
+// at the controller's pace, as in kube, and the cluster's own
+// kube-system/extension-apiserver-authentication (published at bootstrap).
 func snapshotOf(ctx context.Context, c *membertest.Cluster, i int) ([]string, error) {
 	l, err := c.PlainClientset(i).CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -35,7 +36,7 @@ func snapshotOf(ctx context.Context, c *membertest.Cluster, i int) ([]string, er
 	}
 	var out []string
 	for _, cm := range l.Items {
-		if cm.Name == rootCAName {
+		if cm.Name == rootCAName || cm.Namespace == metav1.NamespaceSystem && cm.Name == "extension-apiserver-authentication" {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s/%s@%s=%v uid=%s", cm.Namespace, cm.Name, cm.ResourceVersion, cm.Data, cm.UID))
