@@ -34,15 +34,19 @@ func eventually(t testing.TB, timeout time.Duration, cond func() error) {
 }
 
 // checkNoGoroutineLeak returns a function that waits (with a deadline) until
-// the number of goroutines is back to what it is now.
+// the number of goroutines is back to what it is now. Goroutines parked in
+// await's waiter are not counted: a future still queued in Raft's apply
+// channel (or its FSM queue) when Raft shuts down is never answered, and
+// Store.await documents that one waiter per such write is left behind so
+// that Close does not hang. Anything else still running is a leak.
 func checkNoGoroutineLeak(t testing.TB) func() {
 	t.Helper()
-	before := runtime.NumGoroutine()
+	before := liveGoroutines()
 	return func() {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			n := runtime.NumGoroutine()
+			n := liveGoroutines()
 			if n <= before {
 				return
 			}
@@ -55,6 +59,24 @@ func checkNoGoroutineLeak(t testing.TB) func() {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// liveGoroutines counts the goroutines except those waiting in await for a
+// future Raft will never answer.
+func liveGoroutines() int {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range bytes.Split(buf, []byte("\n\n")) {
+		if len(bytes.TrimSpace(g)) == 0 {
+			continue
+		}
+		if bytes.Contains(g, []byte("raft.(*deferError).Error")) && bytes.Contains(g, []byte("raftstore.(*Store).await.func1")) {
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // configMap returns a ConfigMap the way admission writes it: kind and
