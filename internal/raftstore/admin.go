@@ -103,8 +103,14 @@ func (s *Store) addNonvoter(ctx context.Context, m Member) error {
 }
 
 // RemoveMember removes member id from the configuration and forgets its
-// addresses. The leader refuses to remove itself (kv.ErrConflict).
+// addresses, recording that an administrator removed it (Removals). The
+// leader refuses to remove itself (kv.ErrConflict).
 func (s *Store) RemoveMember(ctx context.Context, id string) error {
+	return s.removeMember(ctx, id, "removed by an administrator")
+}
+
+// removeMember is RemoveMember with the reason to record.
+func (s *Store) removeMember(ctx context.Context, id, reason string) error {
 	if err := s.changeable(id, "remove"); err != nil {
 		return err
 	}
@@ -114,6 +120,9 @@ func (s *Store) RemoveMember(ctx context.Context, id string) error {
 	_, err := s.Propose(ctx, kv.Write{Op: kv.OpDelete, Key: kv.Key{Resource: membersResource, Name: id}})
 	if err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return fmt.Errorf("raftstore: removed %s but kept its record: %w", id, err)
+	}
+	if err := s.recordRemoval(ctx, Removal{ID: id, Reason: reason, At: time.Now().UTC().Round(time.Second)}); err != nil {
+		return fmt.Errorf("raftstore: removed %s but not the reason: %w", id, err)
 	}
 	return nil
 }

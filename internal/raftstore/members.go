@@ -219,3 +219,28 @@ func (s *Store) loggedMembers() map[string]Member {
 	}
 	return out
 }
+
+// Removed reports whether this member knows a Raft configuration that does
+// not hold it: it was removed (`ctl members remove`, or the leader's
+// dead-member cleanup, autopilot.go). hashicorp/raft sends a removed
+// follower the configuration entry that removes it, after which it waits
+// as a follower that no leader contacts and that never campaigns. A
+// member that has no configuration yet (a fresh one about to join) is not
+// removed. A member that was down when it was removed does not know: it
+// campaigns in vain until an operator stops it.
+func (s *Store) Removed() bool {
+	cf := s.raft.GetConfiguration()
+	if cf.Error() != nil {
+		return false
+	}
+	servers := cf.Configuration().Servers
+	if len(servers) == 0 {
+		return false
+	}
+	for _, srv := range servers {
+		if srv.ID == raft.ServerID(s.cfg.ID) {
+			return false
+		}
+	}
+	return true
+}

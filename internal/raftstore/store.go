@@ -219,12 +219,13 @@ func (s *Store) OldestRevision() uint64 {
 // Snapshot asks Raft to take a snapshot now (and compact its log).
 func (s *Store) Snapshot() error { return s.raft.Snapshot().Error() }
 
-// Ready reports whether this member knows a leader and is caught up with
-// it: the leader itself, or a follower whose latest lag report the leader
-// answered lately without telling it to resync (lag.go).
+// Ready reports whether this member knows a leader, is in the
+// configuration and is caught up with the leader: the leader itself, or a
+// follower whose latest lag report the leader answered lately without
+// telling it to resync (lag.go).
 func (s *Store) Ready() bool {
 	addr, _ := s.raft.LeaderWithID()
-	if addr == "" {
+	if addr == "" || s.Removed() {
 		return false
 	}
 	return s.IsLeader() || s.caughtUp()
