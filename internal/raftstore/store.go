@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -49,6 +50,9 @@ type Store struct {
 
 	lag   lagTracker // as leader: the followers' reports (lag.go)
 	fence fence      // as follower: resync in progress (lag.go)
+	// removedAt is the index of the configuration entry that removed this
+	// member, as the leader told it (0: not told; members.go Removed).
+	removedAt atomic.Uint64
 
 	m *metrics
 }
