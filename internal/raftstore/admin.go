@@ -121,7 +121,6 @@ func (s *Store) removeMember(ctx context.Context, id, reason string) error {
 	if err := s.await(f); err != nil {
 		return fmt.Errorf("raftstore: remove %s: %w", id, mapRaftError(err))
 	}
-	s.tellRemoved(ctx, rec, f.Index())
 	_, err := s.Propose(ctx, kv.Write{Op: kv.OpDelete, Key: kv.Key{Resource: membersResource, Name: id}})
 	if err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return fmt.Errorf("raftstore: removed %s but kept its record: %w", id, err)
@@ -129,6 +128,7 @@ func (s *Store) removeMember(ctx context.Context, id, reason string) error {
 	if err := s.recordRemoval(ctx, Removal{ID: id, Reason: reason, At: time.Now().UTC().Round(time.Second)}); err != nil {
 		return fmt.Errorf("raftstore: removed %s but not the reason: %w", id, err)
 	}
+	s.tellRemoved(ctx, rec, f.Index())
 	return nil
 }
 
