@@ -110,6 +110,12 @@ func (s *Store) RemoveMember(ctx context.Context, id string) error {
 	return s.removeMember(ctx, id, "removed by an administrator")
 }
 
+// RemoveMemberBecause is RemoveMember for another reason than an
+// administrator's request (what `ctl members list` shows).
+func (s *Store) RemoveMemberBecause(ctx context.Context, id, reason string) error {
+	return s.removeMember(ctx, id, reason)
+}
+
 // removeMember is RemoveMember with the reason to record.
 func (s *Store) removeMember(ctx context.Context, id, reason string) error {
 	if err := s.changeable(id, "remove"); err != nil {
