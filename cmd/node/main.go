@@ -129,6 +129,8 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.Uint64("trailing-logs", def.Store.TrailingLogs, "log entries kept after a snapshot")
 	fs.Duration("snapshot-interval", def.Store.SnapshotInterval, "how often Raft checks whether to snapshot (at a random moment between it and twice it)")
 	fs.Uint64("resync-lag-entries", def.Store.ResyncLagEntries, "a follower lagging more entries than this is told to resync (0: never)")
+	fs.Duration("dead-member-timeout", def.Store.DeadMemberTimeout, "the leader removes a member it has not reached for this long from the Raft configuration, keeping at least --min-quorum voters (0: never)")
+	fs.Int("min-quorum", def.Store.MinQuorum, "dead-member cleanup never leaves fewer voters than this")
 	fs.Duration("commit-timeout", def.Store.CommitTimeout,
 		"longest a follower waits to learn a commit when no write follows (lower: faster watches on followers, more idle traffic)")
 	fs.String("source-ip", "", "connections to other members come from this address (tests give each member its own loopback address)")
@@ -246,6 +248,8 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.Store.TrailingLogs = v.GetUint64("trailing-logs")
 	cfg.Store.SnapshotInterval = v.GetDuration("snapshot-interval")
 	cfg.Store.ResyncLagEntries = v.GetUint64("resync-lag-entries")
+	cfg.Store.DeadMemberTimeout = v.GetDuration("dead-member-timeout")
+	cfg.Store.MinQuorum = v.GetInt("min-quorum")
 	cfg.Store.CommitTimeout = v.GetDuration("commit-timeout")
 	cfg.Controllers.Scheduling.SimNodes.Count = v.GetInt("simulated-nodes")
 	taints, err := simnode.ParseTaints(v.GetString("simulated-node-taints"))

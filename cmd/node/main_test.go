@@ -198,3 +198,40 @@ func TestVersionAndCAFlags(t *testing.T) {
 		t.Fatalf("a missing CA file: %v", err)
 	}
 }
+
+// --dead-member-timeout and --min-quorum reach the store's configuration;
+// bad values are refused with the setting named.
+func TestDeadMemberFlags(t *testing.T) {
+	v, err := loadConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := memberConfig(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Store.DeadMemberTimeout != 0 || cfg.Store.MinQuorum != 3 {
+		t.Errorf("defaults: timeout %s, min quorum %d; want 0 (off) and 3", cfg.Store.DeadMemberTimeout, cfg.Store.MinQuorum)
+	}
+	if v, err = loadConfig([]string{"--dead-member-timeout", "90s", "--min-quorum", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err = memberConfig(v); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Store.DeadMemberTimeout != 90*time.Second || cfg.Store.MinQuorum != 5 {
+		t.Errorf("from flags: timeout %s, min quorum %d", cfg.Store.DeadMemberTimeout, cfg.Store.MinQuorum)
+	}
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--dead-member-timeout", "-1m", "dead-member timeout"},
+		{"--dead-member-timeout", "10ms", "dead-member timeout"},
+		{"--min-quorum", "0", "min quorum"},
+	} {
+		if v, err = loadConfig([]string{tc.flag, tc.value}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := memberConfig(v); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %s: %v, want an error naming the %s", tc.flag, tc.value, err, tc.want)
+		}
+	}
+}

@@ -90,7 +90,7 @@ func (r raftMembers) MemberIDs() ([]string, error) {
 }
 
 func (r raftMembers) RemoveMember(ctx context.Context, id string) error {
-	return r.m.Store().RemoveMember(ctx, id)
+	return r.m.Store().RemoveMemberBecause(ctx, id, "the StatefulSet was scaled down past its ordinal")
 }
 
 // startPodLabel runs podlabel for --leader-label KEY: the member labels

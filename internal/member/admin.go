@@ -148,7 +148,7 @@ func (m *Member) status() adminapi.Status {
 	return adminapi.Status{ID: m.cfg.ID, APIURL: m.url, RaftAddr: m.store.RaftAddr(), Role: st.Role, Term: st.Term,
 		AppliedIndex: st.AppliedIndex, CommitIndex: st.CommitIndex, LastLogIndex: st.LastLogIndex,
 		SnapshotIndex: st.SnapshotIndex, LeaderID: st.LeaderID, Ready: m.store.Ready(), Resyncing: st.Resyncing,
-		Version: m.version}
+		Removed: st.Removed, Version: m.version}
 }
 
 func (m *Member) serveMembers(w http.ResponseWriter, r *http.Request) error {
@@ -158,7 +158,8 @@ func (m *Member) serveMembers(w http.ResponseWriter, r *http.Request) error {
 	return m.writeMembers(w)
 }
 
-// writeMembers answers with this member's view of the configuration.
+// writeMembers answers with this member's view of the configuration and
+// of the members removed from it.
 func (m *Member) writeMembers(w http.ResponseWriter) error {
 	ms, err := m.store.Membership()
 	if err != nil {
@@ -168,6 +169,13 @@ func (m *Member) writeMembers(w http.ResponseWriter) error {
 	for i, mi := range ms {
 		l.Members[i] = adminapi.MemberInfo{ID: mi.ID, RaftAddr: mi.RaftAddr, APIURL: mi.APIURL,
 			Suffrage: string(mi.Suffrage), Leader: mi.Leader}
+	}
+	rs, err := m.store.Removals()
+	if err != nil {
+		return err
+	}
+	for _, r := range rs {
+		l.Removed = append(l.Removed, adminapi.RemovedMember{ID: r.ID, Reason: r.Reason, At: r.At})
 	}
 	httpx.WriteJSON(w, http.StatusOK, l)
 	return nil

@@ -160,6 +160,11 @@ func (c *Config) Validate() error {
 		return errors.New("member: give both the TLS certificate file and its key file, or neither")
 	case c.CertReloadInterval <= 0:
 		return errors.New("member: the certificate reload interval must be positive")
+	case c.Store.DeadMemberTimeout < 0 || (c.Store.DeadMemberTimeout > 0 && c.Store.DeadMemberTimeout < 2*c.Store.ElectionTimeout):
+		return fmt.Errorf("member: dead-member timeout %s: want 0 (never) or at least two election timeouts (%s)",
+			c.Store.DeadMemberTimeout, 2*c.Store.ElectionTimeout)
+	case c.Store.MinQuorum < 1:
+		return fmt.Errorf("member: min quorum %d: want at least 1", c.Store.MinQuorum)
 	}
 	if err := c.Limits.Validate(); err != nil {
 		return err

@@ -102,19 +102,39 @@ func (s *Store) addNonvoter(ctx context.Context, m Member) error {
 	return s.recordMember(ctx, m)
 }
 
-// RemoveMember removes member id from the configuration and forgets its
-// addresses. The leader refuses to remove itself (kv.ErrConflict).
+// RemoveMember removes member id from the configuration, tells it so (best
+// effort: Removed), forgets its addresses and records that an
+// administrator removed it (Removals). The leader refuses to remove
+// itself (kv.ErrConflict).
 func (s *Store) RemoveMember(ctx context.Context, id string) error {
+	return s.removeMember(ctx, id, "removed by an administrator")
+}
+
+// RemoveMemberBecause is RemoveMember for another reason than an
+// administrator's request (what `ctl members list` shows).
+func (s *Store) RemoveMemberBecause(ctx context.Context, id, reason string) error {
+	return s.removeMember(ctx, id, reason)
+}
+
+// removeMember is RemoveMember with the reason to record.
+func (s *Store) removeMember(ctx context.Context, id, reason string) error {
 	if err := s.changeable(id, "remove"); err != nil {
 		return err
 	}
-	if err := s.await(s.raft.RemoveServer(raft.ServerID(id), 0, s.cfg.ApplyTimeout)); err != nil {
+	rec, _ := s.member(id)
+	rec.ID = id
+	f := s.raft.RemoveServer(raft.ServerID(id), 0, s.cfg.ApplyTimeout)
+	if err := s.await(f); err != nil {
 		return fmt.Errorf("raftstore: remove %s: %w", id, mapRaftError(err))
 	}
 	_, err := s.Propose(ctx, kv.Write{Op: kv.OpDelete, Key: kv.Key{Resource: membersResource, Name: id}})
 	if err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return fmt.Errorf("raftstore: removed %s but kept its record: %w", id, err)
 	}
+	if err := s.recordRemoval(ctx, Removal{ID: id, Reason: reason, At: time.Now().UTC().Round(time.Second)}); err != nil {
+		return fmt.Errorf("raftstore: removed %s but not the reason: %w", id, err)
+	}
+	s.tellRemoved(ctx, rec, f.Index())
 	return nil
 }
 

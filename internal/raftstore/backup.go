@@ -87,15 +87,15 @@ func (s *Store) Backup(ctx context.Context, w io.Writer) (BackupInfo, error) {
 	return writeBackup(w, snap, info)
 }
 
-// backupView captures every table but the members resource at one applied
-// index, in resource order, and counts the objects of each.
+// backupView captures every table but the member and removal records at
+// one applied index, in resource order, and counts the objects of each.
 func (f *fsm) backupView() (*fsmSnapshot, map[string]int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	snap := &fsmSnapshot{applied: f.applied, tr: f.tr}
 	counts := make(map[string]int)
 	for _, name := range slices.Sorted(maps.Keys(f.objs.tables)) {
-		if name == membersResource {
+		if name == membersResource || name == removalsResource { // this cluster's own
 			continue
 		}
 		if v := f.objs.viewOf(name); v != nil && v.tree.Len() > 0 {

@@ -54,6 +54,11 @@ type Config struct {
 	// leader tells a follower to resync (0: never on its own). See lag.go.
 	LagReportInterval time.Duration
 	ResyncLagEntries  uint64
+	// DeadMemberTimeout, when positive, makes the leader remove a member
+	// it has not reached for that long (autopilot.go), as long as at least
+	// MinQuorum voters remain. 0 never removes one on its own.
+	DeadMemberTimeout time.Duration
+	MinQuorum         int
 
 	// Derive computes field-selector values and Table cells at apply time.
 	Derive DeriveFunc
@@ -127,6 +132,7 @@ func DefaultConfig() Config {
 		ApplyTimeout:       10 * time.Second,
 		LagReportInterval:  500 * time.Millisecond,
 		ResyncLagEntries:   5000,
+		MinQuorum:          3,
 		RaftLogLevel:       "warn",
 		Logger:             slog.Default(),
 	}
@@ -147,6 +153,12 @@ func (c *Config) Validate() error {
 		return errors.New("raftstore: Raft timeouts must be positive")
 	case c.LagReportInterval <= 0:
 		return errors.New("raftstore: LagReportInterval must be positive")
+	case c.DeadMemberTimeout < 0:
+		return errors.New("raftstore: DeadMemberTimeout must not be negative")
+	case c.DeadMemberTimeout > 0 && c.DeadMemberTimeout < 2*c.ElectionTimeout:
+		return errors.New("raftstore: DeadMemberTimeout must be at least two election timeouts (or 0: never)")
+	case c.MinQuorum < 1:
+		return errors.New("raftstore: MinQuorum must be at least 1")
 	case c.Logger == nil:
 		return errors.New("raftstore: Logger is required")
 	}

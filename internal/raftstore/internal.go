@@ -37,6 +37,7 @@ func (s *Store) InternalHandler() http.Handler {
 	mux.Handle("GET "+pathReadIndex, a.Handler(s.membersOnly(s.serveReadIndex)))
 	mux.Handle("POST "+pathJoin, a.Handler(s.membersOnly(s.serveJoin)))
 	mux.Handle("POST "+pathLag, a.Handler(s.membersOnly(s.serveLag)))
+	mux.Handle("POST "+pathRemoved, a.Handler(s.membersOnly(s.serveRemoved)))
 	mux.Handle("POST "+pathSnapshot, a.Handler(s.membersOnly(s.serveSnapshot)))
 	mux.Handle("GET "+pathSecrets, a.Handler(s.serveSecrets))
 	mux.Handle("GET "+pathHello, a.Handler(s.serveHello))

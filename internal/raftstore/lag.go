@@ -221,17 +221,28 @@ func (s *Store) inConfiguration(id string) bool {
 }
 
 // reportLag runs on every member: as a follower it reports to the leader
-// every LagReportInterval and resyncs when told to.
+// every LagReportInterval and resyncs when told to. It also logs when this
+// member finds itself removed from the configuration (and stops
+// reporting then).
 func (s *Store) reportLag(ctx context.Context) {
 	t := time.NewTicker(s.cfg.LagReportInterval)
 	defer t.Stop()
+	removed := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if _, self, ok := s.Leader(); !ok || self {
+		if r := s.Removed(); r != removed {
+			removed = r
+			if r {
+				s.log.Warn("not in the Raft configuration: this member was removed from the cluster; it is not ready and never leads (stop it, or add it back)")
+			} else {
+				s.log.Info("in the Raft configuration again")
+			}
+		}
+		if _, self, ok := s.Leader(); !ok || self || removed {
 			continue
 		}
 		var ans lagAnswer

@@ -1,8 +1,10 @@
 package raftstore
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -95,4 +97,65 @@ func TestLagAndResync(t *testing.T) {
 			t.Errorf("%s told to resync %d times, want %d", m.ID, m.Resyncs, want)
 		}
 	}
+}
+
+// checkNoLag waits until every running member has applied everything the
+// leader has committed, as its Status says, and the leader sees no lag.
+func (c *testCluster) checkNoLag(within time.Duration) {
+	c.t.Helper()
+	eventually(c.t, within, func() error {
+		l := c.WaitLeader()
+		commit := c.store(l).Status().CommitIndex
+		for _, i := range c.running() {
+			if st := c.store(i).Status(); st.AppliedIndex < commit {
+				return fmt.Errorf("%s (%s): applied %d, leader's commit %d", c.members[i].id, st.Role, st.AppliedIndex, commit)
+			}
+		}
+		lag, err := c.store(l).Lag()
+		if err != nil {
+			return err
+		}
+		for _, m := range lag {
+			if m.Entries != 0 {
+				return fmt.Errorf("leader sees %s lag %d entries", m.ID, m.Entries)
+			}
+		}
+		return nil
+	})
+}
+
+// Issue 19: after an election (a leadership transfer) or a join on an idle
+// cluster, no member shows a lag: the new leader's no-op and Barrier
+// entries carry nothing to apply. Nothing is written meanwhile.
+func TestNoPhantomLag(t *testing.T) {
+	c := newTestCluster(t, 3, func(cfg *Config) { cfg.LagReportInterval = 50 * time.Millisecond })
+	c.propose(cmWrite(kv.OpCreate, "ns", "a", 0))
+	c.checkNoLag(5 * time.Second)
+	for range 2 {
+		l := c.WaitLeader()
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		_, err := c.store(l).TransferLeadership(ctx, "")
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.checkNoLag(2 * time.Second)
+	}
+	// The check passed with entries after the revision: the new leader's
+	// no-op and Barrier, which the FSM never sees.
+	if l := c.WaitLeader(); c.store(l).Status().CommitIndex == c.store(l).Revision() {
+		t.Fatalf("commit index equals the revision %d: the test did not exercise entries with nothing to apply",
+			c.store(l).Revision())
+	}
+
+	// a fourth member joins, then nothing more happens
+	m := &testMember{id: "m3", dir: filepath.Join(t.TempDir(), "m3"), raftAddr: "127.0.0.1:0", apiAddr: "127.0.0.1:0"}
+	c.members = append(c.members, m)
+	c.start(m)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := m.store.Join(ctx, c.members[c.WaitLeader()].url); err != nil {
+		t.Fatal(err)
+	}
+	c.checkNoLag(5 * time.Second)
 }

@@ -52,7 +52,8 @@ func (s *Store) runLeadership(ctx context.Context) {
 }
 
 // becomeLeader runs while wg counts it; the term's leader-only work joins
-// wg (beginTerm).
+// wg (beginTerm). With dead-member cleanup on, it then runs it for the rest
+// of the term.
 func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}, wg *sync.WaitGroup) {
 	// Retry the barrier while we lead: until it succeeds this member must
 	// not answer reads as leader. Losing leadership cancels ctx.
@@ -75,6 +76,7 @@ func (s *Store) becomeLeader(ctx context.Context, ready chan struct{}, wg *sync.
 	if err := s.recordMember(ctx, s.self()); err != nil && ctx.Err() == nil {
 		s.log.Warn("record own membership", "err", err)
 	}
+	s.runAutopilot(ctx) // until the term ends (autopilot.go)
 }
 
 // fixOwnAddress gives this member's entry in the Raft configuration the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/litek8s/litek8s/internal/httpx"
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
@@ -218,4 +219,76 @@ func (s *Store) loggedMembers() map[string]Member {
 		}
 	}
 	return out
+}
+
+// Removed reports whether this member was removed from the Raft
+// configuration (`ctl members remove`, or the leader's dead-member
+// cleanup, autopilot.go): the configuration it knows does not hold it, or
+// the leader told it so (pathRemoved) and it has received no entry since
+// (hashicorp/raft does not always deliver the entry that removes a
+// follower, which then campaigns in vain). A member that has no
+// configuration yet (a fresh one about to join) is not removed; one added
+// back is not either. A member that was down when it was removed is not
+// told: it campaigns until an operator stops it.
+func (s *Store) Removed() bool {
+	if at := s.removedAt.Load(); at != 0 && s.raft.LastIndex() < at {
+		return true
+	}
+	cf := s.raft.GetConfiguration()
+	if cf.Error() != nil {
+		return false
+	}
+	servers := cf.Configuration().Servers
+	if len(servers) == 0 {
+		return false
+	}
+	for _, srv := range servers {
+		if srv.ID == raft.ServerID(s.cfg.ID) {
+			return false
+		}
+	}
+	return true
+}
+
+// pathRemoved is where the leader tells a member it removed it.
+const pathRemoved = "/internal/v1/removed"
+
+// removedNotice is the body of a pathRemoved call.
+type removedNotice struct {
+	ID string `json:"id"`
+	// Index is the index of the configuration entry that removed ID.
+	Index uint64 `json:"index"`
+}
+
+func (s *Store) serveRemoved(w http.ResponseWriter, r *http.Request) error {
+	var n removedNotice
+	if err := decodeBody(r, &n); err != nil || n.ID != s.cfg.ID || n.Index == 0 {
+		return httpx.Errorf(http.StatusBadRequest, "bad removal notice for member %s", s.cfg.ID)
+	}
+	for {
+		cur := s.removedAt.Load()
+		if n.Index <= cur || s.removedAt.CompareAndSwap(cur, n.Index) {
+			break
+		}
+	}
+	httpx.WriteJSON(w, http.StatusOK, struct{}{})
+	return nil
+}
+
+// noticeTimeout bounds how long the leader tries to tell a member it
+// removed it (a dead member does not answer).
+const noticeTimeout = 2 * time.Second
+
+// tellRemoved tells member m, best effort, that the configuration entry at
+// index removed it.
+func (s *Store) tellRemoved(ctx context.Context, m Member, index uint64) {
+	if m.APIURL == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, noticeTimeout)
+	defer cancel()
+	if err := callMember(ctx, s.cfg.Peer, m.APIURL, "", http.MethodPost, pathRemoved,
+		removedNotice{ID: m.ID, Index: index}, nil); err != nil {
+		s.log.Debug("could not tell a removed member", "id", m.ID, "err", err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -49,6 +50,9 @@ type Store struct {
 
 	lag   lagTracker // as leader: the followers' reports (lag.go)
 	fence fence      // as follower: resync in progress (lag.go)
+	// removedAt is the index of the configuration entry that removed this
+	// member, as the leader told it (0: not told; members.go Removed).
+	removedAt atomic.Uint64
 
 	m *metrics
 }
@@ -219,12 +223,13 @@ func (s *Store) OldestRevision() uint64 {
 // Snapshot asks Raft to take a snapshot now (and compact its log).
 func (s *Store) Snapshot() error { return s.raft.Snapshot().Error() }
 
-// Ready reports whether this member knows a leader and is caught up with
-// it: the leader itself, or a follower whose latest lag report the leader
-// answered lately without telling it to resync (lag.go).
+// Ready reports whether this member knows a leader, is in the
+// configuration and is caught up with the leader: the leader itself, or a
+// follower whose latest lag report the leader answered lately without
+// telling it to resync (lag.go).
 func (s *Store) Ready() bool {
 	addr, _ := s.raft.LeaderWithID()
-	if addr == "" {
+	if addr == "" || s.Removed() {
 		return false
 	}
 	return s.IsLeader() || s.caughtUp()

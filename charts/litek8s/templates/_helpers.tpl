@@ -106,6 +106,8 @@ leader-label: {{ .Values.leaderService.labelKey }}
 {{- end }}
 kubernetes-peers: {{ .Values.kubernetesAPI.peerPodIPs }}
 remove-scaled-down-members: {{ .Values.kubernetesAPI.removeScaledDownMembers }}
+dead-member-timeout: {{ .Values.autopilot.deadMemberTimeout | quote }}
+min-quorum: {{ int .Values.autopilot.minQuorum }}
 ca-cert-file: /etc/litek8s-secret/ca.crt
 ca-key-file: /etc/litek8s-secret/ca.key
 {{- if .Values.tls.existingSecret }}

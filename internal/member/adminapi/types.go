@@ -43,8 +43,11 @@ type Status struct {
 	Ready         bool   `json:"ready"`
 	// Resyncing is true while the member catches up after the leader told
 	// it to resync (it is not ready meanwhile).
-	Resyncing bool   `json:"resyncing"`
-	Version   string `json:"version"`
+	Resyncing bool `json:"resyncing"`
+	// Removed is true when the member is not in the Raft configuration it
+	// knows: it was removed from the cluster (it is not ready).
+	Removed bool   `json:"removed,omitempty"`
+	Version string `json:"version"`
 }
 
 // MemberInfo is one member of the Raft configuration.
@@ -61,6 +64,17 @@ type MemberInfo struct {
 // MemberList is the Raft configuration, GET /admin/v1/members.
 type MemberList struct {
 	Members []MemberInfo `json:"members"`
+	// Removed lists the members no longer in the configuration with why
+	// and when they were removed (by an administrator, or as dead by the
+	// leader's dead-member cleanup), until they are added again.
+	Removed []RemovedMember `json:"removed,omitempty"`
+}
+
+// RemovedMember is a member removed from the configuration.
+type RemovedMember struct {
+	ID     string    `json:"id"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
 }
 
 // AddMemberRequest is the body of POST /admin/v1/members. Suffrage is
