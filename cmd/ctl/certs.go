@@ -114,7 +114,7 @@ func newCertsCmd(o *options) *cobra.Command {
 // sorted by ID; a member without a known API URL cannot be asked.
 func memberTargets(ctx context.Context, c *adminClient, id string) ([]adminapi.MemberInfo, error) {
 	var l adminapi.MemberList
-	if err := c.ask(ctx, http.MethodGet, adminapi.PathMembers, nil, &l); err != nil {
+	if err := c.change(ctx, http.MethodGet, adminapi.PathMembers, nil, &l); err != nil {
 		return nil, err
 	}
 	c.remember(l)

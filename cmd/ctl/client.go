@@ -283,7 +283,8 @@ func (c *adminClient) ask(ctx context.Context, method, path string, in, out any)
 
 // change sends a change to the endpoints (see ask), retrying while the
 // cluster has no leader (503) or the relay to the leader failed (502),
-// until the command's deadline: every change is idempotent.
+// until the command's deadline: every change is idempotent. Reads of the
+// leader's view (the configuration) retry the same way.
 func (c *adminClient) change(ctx context.Context, method, path string, in, out any) error {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()

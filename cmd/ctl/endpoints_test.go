@@ -127,17 +127,21 @@ func TestCtlFindsCluster(t *testing.T) {
 			{"snapshot", "inspect", backup},
 		} {
 			for _, format := range []string{outputJSON, outputYAML} {
-				out, stderr, err := ctl(ctx, append(args, "-o", format, "--kubeconfig", kc)...)
-				var v map[string]any
-				var perr error
-				if format == outputJSON {
-					perr = json.Unmarshal([]byte(out), &v)
-				} else {
-					perr = yaml.Unmarshal([]byte(out), &v)
-				}
-				if err != nil || perr != nil || len(v) == 0 {
-					t.Errorf("ctl %v -o %s: %v %v\n%s%s", args, format, err, perr, out, stderr)
-				}
+				// retried: on a loaded machine an election may come between
+				membertest.Eventually(t, 10*time.Second, func() error {
+					out, stderr, err := ctl(ctx, append(args, "-o", format, "--kubeconfig", kc)...)
+					var v map[string]any
+					var perr error
+					if format == outputJSON {
+						perr = json.Unmarshal([]byte(out), &v)
+					} else {
+						perr = yaml.Unmarshal([]byte(out), &v)
+					}
+					if err != nil || perr != nil || len(v) == 0 {
+						return fmt.Errorf("ctl %v -o %s: %v %v\n%s%s", args, format, err, perr, out, stderr)
+					}
+					return nil
+				})
 			}
 		}
 		for _, format := range []string{outputJSON, outputYAML} { // a list, not an object

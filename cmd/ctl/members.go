@@ -27,7 +27,7 @@ func newMembersCmd(o *options) *cobra.Command {
 					return err
 				}
 				var l adminapi.MemberList
-				if err := c.ask(cmd.Context(), http.MethodGet, adminapi.PathMembers, nil, &l); err != nil {
+				if err := c.change(cmd.Context(), http.MethodGet, adminapi.PathMembers, nil, &l); err != nil {
 					return err
 				}
 				c.remember(l)

@@ -314,7 +314,8 @@ func (m *Member) serveTransfer(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeAdminBody(r, &req, true); err != nil {
 		return err
 	}
-	if req.ID != "" && req.ID != m.cfg.ID {
+	if m.isVoter(req.ID) && req.ID != m.cfg.ID {
+		// the store refuses others (unknown, nonvoter) itself
 		if _, err := m.running(r.Context(), req.ID, "leader transfer"); err != nil {
 			return err
 		}
@@ -341,6 +342,17 @@ func (m *Member) serveTransfer(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpx.WriteJSON(w, http.StatusOK, info)
 	return nil
+}
+
+// isVoter reports whether id is a voter of the configuration.
+func (m *Member) isVoter(id string) bool {
+	ms, err := m.store.Membership()
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(ms, func(mi raftstore.MemberInfo) bool {
+		return mi.ID == id && mi.Suffrage == raftstore.Voter
+	})
 }
 
 func orAny(id string) string {
