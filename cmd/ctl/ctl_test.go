@@ -33,7 +33,15 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// ctl remembers members in its cache dir: never the user's
+	cache, err := os.MkdirTemp("", "ctl-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("LITEK8S_CACHE_DIR", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 // ctl runs ctl in process with args and returns its output; err non-nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
@@ -231,4 +232,33 @@ func TestCtlFindsCluster(t *testing.T) {
 		}
 		t.Logf("ctl status without a leader:\n%s", out)
 	})
+}
+
+// Every command has examples in its help and takes -o; the root's help
+// lists the exit codes.
+func TestCtlHelp(t *testing.T) {
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		if cmd.Name() != "help" && cmd.Name() != "completion" {
+			if cmd.Example == "" {
+				t.Errorf("%s has no Example", cmd.CommandPath())
+			}
+			if cmd.Flag("output") == nil {
+				t.Errorf("%s has no -o", cmd.CommandPath())
+			}
+		}
+		for _, c := range cmd.Commands() {
+			walk(c)
+		}
+	}
+	root := newRoot()
+	root.InitDefaultHelpCmd()
+	walk(root)
+	out, _, err := ctl(t.Context(), "--help")
+	for _, want := range []string{"Exit codes:", "0  ok", "1  failed", "2  bad usage", "3  unreachable", "$KUBECONFIG",
+		"--endpoints", "--timeout", "--context"} {
+		if err != nil || !strings.Contains(out, want) {
+			t.Errorf("ctl --help lacks %q: %v\n%s", want, err, out)
+		}
+	}
 }
