@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"sort"
 	"time"
 
@@ -28,35 +29,43 @@ type MemberCerts struct {
 }
 
 func newCertsCmd(o *options) *cobra.Command {
-	cmd := &cobra.Command{Use: "certs", Short: "list and rotate members' certificates"}
+	cmd := &cobra.Command{Use: "certs", Short: "list and rotate members' certificates",
+		Example: "  ctl certs list --all\n  ctl certs rotate --member m1"}
 	var all bool
 	list := &cobra.Command{
-		Use:   "list [--all]",
-		Short: "a member's certificates (subject, issuer, not-after, renewal, file, what each serves); --all: every member's",
-		Args:  cobra.NoArgs,
+		Use:     "list [--all]",
+		Short:   "a member's certificates (subject, issuer, not-after, renewal, file, what each serves); --all: every member's",
+		Example: "  ctl certs list\n  ctl certs list --all -o yaml",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := o.client()
+			c, err := o.client(cmd)
 			if err != nil {
 				return err
 			}
-			targets := []adminapi.MemberInfo{{APIURL: c.base}}
-			if all {
-				if targets, err = memberTargets(cmd.Context(), c, ""); err != nil {
+			out := CertsOutput{}
+			if !all {
+				var l adminapi.CertList
+				if err := c.ask(cmd.Context(), http.MethodGet, adminapi.PathCerts, nil, &l); err != nil {
 					return err
 				}
-			}
-			out := CertsOutput{}
-			for _, t := range targets {
-				mc := MemberCerts{ID: t.ID, APIURL: t.APIURL}
-				var l adminapi.CertList
-				if err := c.get(cmd.Context(), t.APIURL, adminapi.PathCerts, &l); err != nil {
-					mc.Error = err.Error()
-				} else {
-					mc.ID, mc.Certs = l.Member, l.Certs
+				out.Members = []MemberCerts{{ID: l.Member, APIURL: c.base, Certs: l.Certs}}
+			} else {
+				targets, err := memberTargets(cmd.Context(), c, "")
+				if err != nil {
+					return err
 				}
-				out.Members = append(out.Members, mc)
+				for _, t := range targets {
+					mc := MemberCerts{ID: t.ID, APIURL: t.APIURL}
+					var l adminapi.CertList
+					if err := c.get(cmd.Context(), t.APIURL, adminapi.PathCerts, &l); err != nil {
+						mc.Error = err.Error()
+					} else {
+						mc.ID, mc.Certs = l.Member, l.Certs
+					}
+					out.Members = append(out.Members, mc)
+				}
 			}
-			if err := printCerts(cmd.OutOrStdout(), o.output(), out); err != nil {
+			if err := printCerts(cmd.OutOrStdout(), o, out); err != nil {
 				return err
 			}
 			return certsErrors(out)
@@ -65,29 +74,34 @@ func newCertsCmd(o *options) *cobra.Command {
 	list.Flags().BoolVar(&all, "all", false, "ask every member of the configuration")
 	var id string
 	rotate := &cobra.Command{
-		Use:   "rotate [--member ID]",
-		Short: "issue a new member certificate now on the member asked (or --member ID); new connections get it",
-		Args:  cobra.NoArgs,
+		Use:     "rotate [--member ID]",
+		Short:   "issue a new member certificate now on the member asked (or --member ID); new connections get it",
+		Example: "  ctl certs rotate --member m1",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := o.client()
+			c, err := o.client(cmd)
 			if err != nil {
 				return err
 			}
-			url := c.base
-			if id != "" {
+			var l adminapi.CertList
+			url := ""
+			if id == "" {
+				err = c.ask(cmd.Context(), http.MethodPost, adminapi.PathCertRotate, nil, &l)
+				url = c.base
+			} else {
 				targets, err := memberTargets(cmd.Context(), c, id)
 				if err != nil {
 					return err
 				}
 				url = targets[0].APIURL
+				ctx, cancel := c.bound(cmd.Context())
+				defer cancel()
+				err = c.call(ctx, http.MethodPost, url, adminapi.PathCertRotate, nil, &l)
 			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), readTimeout)
-			defer cancel()
-			var l adminapi.CertList
-			if err := c.call(ctx, "POST", url, adminapi.PathCertRotate, nil, &l); err != nil {
+			if err != nil {
 				return err
 			}
-			return printCerts(cmd.OutOrStdout(), o.output(), CertsOutput{Members: []MemberCerts{
+			return printCerts(cmd.OutOrStdout(), o, CertsOutput{Members: []MemberCerts{
 				{ID: l.Member, APIURL: url, Certs: l.Certs}}})
 		},
 	}
@@ -100,9 +114,10 @@ func newCertsCmd(o *options) *cobra.Command {
 // sorted by ID; a member without a known API URL cannot be asked.
 func memberTargets(ctx context.Context, c *adminClient, id string) ([]adminapi.MemberInfo, error) {
 	var l adminapi.MemberList
-	if err := c.get(ctx, c.base, adminapi.PathMembers, &l); err != nil {
+	if err := c.change(ctx, http.MethodGet, adminapi.PathMembers, nil, &l); err != nil {
 		return nil, err
 	}
+	c.remember(l)
 	sort.Slice(l.Members, func(i, j int) bool { return l.Members[i].ID < l.Members[j].ID })
 	var out []adminapi.MemberInfo
 	for _, m := range l.Members {
@@ -120,10 +135,11 @@ func memberTargets(ctx context.Context, c *adminClient, id string) ([]adminapi.M
 	return out, nil
 }
 
-func printCerts(w io.Writer, format string, out CertsOutput) error {
-	if format == outputJSON {
-		return writeJSON(w, out)
-	}
+func printCerts(w io.Writer, o *options, out CertsOutput) error {
+	return o.print(w, out, func(w io.Writer) error { return certsTable(w, out) })
+}
+
+func certsTable(w io.Writer, out CertsOutput) error {
 	var rows [][]string
 	for _, m := range out.Members {
 		if m.Error != "" {
@@ -151,7 +167,7 @@ func certsErrors(out CertsOutput) error {
 		}
 	}
 	if n > 0 {
-		return fmt.Errorf("%d of %d members unreachable", n, len(out.Members))
+		return unreachableError(fmt.Errorf("%d of %d members unreachable", n, len(out.Members)))
 	}
 	return nil
 }

@@ -33,7 +33,15 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// ctl remembers members in its cache dir: never the user's
+	cache, err := os.MkdirTemp("", "ctl-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("LITEK8S_CACHE_DIR", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 // ctl runs ctl in process with args and returns its output; err non-nil
@@ -189,6 +197,7 @@ func byID(l adminapi.MemberList) map[string]adminapi.MemberInfo {
 // leadership moves where asked, a member is demoted and promoted, the
 // kubeconfig works with kubectl, and failures exit non-zero.
 func TestCtlOperatesCluster(t *testing.T) {
+	t.Setenv("LITEK8S_CACHE_DIR", t.TempDir())
 	c := membertest.StartCluster(t, 3)
 	ctx := t.Context()
 	kc := c.Kubeconfig(0)
@@ -216,12 +225,13 @@ func TestCtlOperatesCluster(t *testing.T) {
 		t.Fatalf("%d leaders in %+v", leaders, l)
 	}
 
-	t.Run("version of ctl and of the member asked", func(t *testing.T) {
+	t.Run("version of ctl and of every member", func(t *testing.T) {
 		out, _, err := ctl(ctx, "version", "--kubeconfig", kc, "--server", c.URL(f))
-		want := fmt.Sprintf("client: %s\nserver: litek8s %s (member %s at %s)\n", version.Get(), version.Get().Version,
-			adminStatus(t, c, f).ID, c.URL(f))
-		if err != nil || out != want {
-			t.Fatalf("ctl version: %v\n%s\nwant\n%s", err, out, want)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if err != nil || len(lines) != 6 || lines[0] != "client: "+version.Get().String() ||
+			strings.Join(strings.Fields(lines[1]), " ") != "MEMBER API VERSION COMMIT BUILT GO PLATFORM" ||
+			!strings.Contains(out, adminStatus(t, c, f).ID+" ") || !strings.Contains(out, c.URL(f)) {
+			t.Fatalf("ctl version: %v\n%s", err, out)
 		}
 		if out, _, err := ctl(ctx, "version", "--client", "--kubeconfig", filepath.Join(t.TempDir(), "none")); err != nil ||
 			out != "client: "+version.Get().String()+"\n" {
@@ -329,7 +339,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 			!regexp.MustCompile(`ghost .* unreachable .* \? \(no report\)`).MatchString(out) {
 			t.Fatalf("status with a silent member: %v\n%s%s", err, out, stderr)
 		}
-		if d := time.Since(start); d > memberTimeout+3*time.Second {
+		if d := time.Since(start); d > defaultDialTimeout+3*time.Second {
 			t.Errorf("status took %v", d)
 		}
 		ctlJSON(t, &after, "members", "remove", "ghost", "--kubeconfig", kc)
@@ -431,7 +441,7 @@ func TestCtlOperatesCluster(t *testing.T) {
 		down := c.Follower()
 		c.Stop(down)
 		code, out := ctlProcess(t, nil, "status", "--kubeconfig", c.Kubeconfig(c.WaitLeader()))
-		if code != 1 || !strings.Contains(out, "unreachable") || !strings.Contains(out, "1 of 3 members unreachable") ||
+		if code != exitUnreachable || !strings.Contains(out, "unreachable") || !strings.Contains(out, "1 of 3 members unreachable") ||
 			!strings.Contains(out, "(reported)") {
 			t.Fatalf("status with member %d down: exit %d\n%s", down, code, out)
 		}
@@ -522,14 +532,22 @@ func TestCtlRefusesBadSettings(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"status", "-o", "yaml"}, `--output "yaml": want table or json`},
-		{[]string{"status", "--kubeconfig", missing}, "give --kubeconfig, or --server and --token"},
+		{[]string{"status", "-o", "xml"}, `--output "xml": want table, json, yaml`},
+		{[]string{"status", "--kubeconfig", missing}, "give --kubeconfig, or --endpoints and --token"},
+		{[]string{"status", "--timeout", "0s"}, "--timeout and --dial-timeout must be positive"},
+		{[]string{"status", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"status", "extra"}, `unknown command "extra" for "ctl status"`},
+		{[]string{"members", "frob"}, `unknown command "frob" for "ctl members"`},
+		{[]string{"token", "create", "--ttl", "-1h", "--kubeconfig", missing}, "--ttl -1h0m0s: want 0"},
 		{[]string{"members", "add", "x", "--kubeconfig", missing}, `required flag(s) "api-url", "raft-addr" not set`},
 		{[]string{"members", "remove"}, "accepts 1 arg(s)"},
 	} {
 		_, stderr, err := ctl(t.Context(), tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(stderr, tc.want) {
 			t.Errorf("ctl %v: %v (stderr %q), want %q", tc.args, err, stderr, tc.want)
+		}
+		if code := exitCode(err); code != exitUsage {
+			t.Errorf("ctl %v: exit code %d, want %d (bad usage): %v", tc.args, code, exitUsage, err)
 		}
 	}
 }

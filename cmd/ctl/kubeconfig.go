@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"time"
 
@@ -17,12 +18,12 @@ func newKubeconfigCmd(o *options) *cobra.Command {
 	var ttl time.Duration
 	cmd := &cobra.Command{
 		Use: "kubeconfig [--ttl 8760h]",
-		Short: "print a new admin kubeconfig for the member asked (YAML; JSON with -o json): a client certificate " +
+		Short: "print a new admin kubeconfig for the first member that answers (YAML, also with -o table|yaml; JSON with -o json): a client certificate " +
 			"of the cluster CA for litek8s-admin in system:masters",
 		Example: "  ctl kubeconfig --ttl 24h > admin.kubeconfig",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := o.client()
+			c, err := o.client(cmd)
 			if err != nil {
 				return err
 			}
@@ -31,7 +32,7 @@ func newKubeconfigCmd(o *options) *cobra.Command {
 			if ttl > 0 {
 				path += "?ttl=" + url.QueryEscape(ttl.String())
 			}
-			if err := c.get(cmd.Context(), c.base, path, &kc); err != nil {
+			if err := c.ask(cmd.Context(), http.MethodGet, path, nil, &kc); err != nil {
 				return err
 			}
 			if o.output() == outputJSON {

@@ -19,29 +19,27 @@ import (
 const reencryptTimeout = 10 * time.Minute
 
 func newSecretsCmd(o *options) *cobra.Command {
-	cmd := &cobra.Command{Use: "secrets", Short: "encryption of Secrets (and other resources) at rest"}
+	cmd := &cobra.Command{Use: "secrets", Short: "encryption of Secrets (and other resources) at rest",
+		Example: "  ctl secrets reencrypt"}
 	cmd.AddCommand(&cobra.Command{
-		Use: "reencrypt",
+		Use:         "reencrypt",
+		Example:     "  ctl secrets reencrypt -o json",
+		Annotations: map[string]string{annotationLong: "true"},
 		Short: "rewrite every object not stored with the current first encryption key, then snapshot every member " +
 			"(the last step of a key rotation: afterwards the old key can be removed)",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := o.client()
+			c, err := o.client(cmd)
 			if err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), reencryptTimeout)
 			defer cancel()
 			var res adminapi.ReencryptResult
-			if err := c.call(ctx, http.MethodPost, c.base, adminapi.PathReencrypt, nil, &res); err != nil {
+			if err := c.ask(ctx, http.MethodPost, adminapi.PathReencrypt, nil, &res); err != nil {
 				return err
 			}
-			if o.output() == outputJSON {
-				err = writeJSON(cmd.OutOrStdout(), res)
-			} else {
-				err = printReencrypt(cmd.OutOrStdout(), res)
-			}
-			if err != nil {
+			if err := o.print(cmd.OutOrStdout(), res, func(w io.Writer) error { return printReencrypt(w, res) }); err != nil {
 				return err
 			}
 			if res.Error != "" {

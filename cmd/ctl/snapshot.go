@@ -43,14 +43,18 @@ func snapshotOutput(file string, info raftstore.BackupInfo) SnapshotOutput {
 }
 
 func newSnapshotCmd(o *options) *cobra.Command {
-	cmd := &cobra.Command{Use: "snapshot", Short: "save, inspect and restore backups of the whole store"}
+	cmd := &cobra.Command{Use: "snapshot", Short: "save, inspect and restore backups of the whole store",
+		Example: "  ctl snapshot save backup.db\n  ctl snapshot inspect backup.db"}
 	cmd.AddCommand(
 		&cobra.Command{
-			Use:   "save FILE",
-			Short: "stream a consistent backup from the member asked into FILE (written to FILE.tmp, checked, renamed)",
-			Args:  cobra.ExactArgs(1),
+			Use: "save FILE",
+			Short: "stream a consistent backup from the first member that answers into FILE " +
+				"(written to FILE.tmp, checked, renamed)",
+			Example:     "  ctl snapshot save backup.db",
+			Annotations: map[string]string{annotationLong: "true"},
+			Args:        cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				c, err := o.client()
+				c, err := o.client(cmd)
 				if err != nil {
 					return err
 				}
@@ -58,19 +62,20 @@ func newSnapshotCmd(o *options) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printSnapshot(cmd.OutOrStdout(), o.output(), "saved", snapshotOutput(args[0], info))
+				return printSnapshot(cmd.OutOrStdout(), o, "saved", snapshotOutput(args[0], info))
 			},
 		},
 		&cobra.Command{
-			Use:   "inspect FILE",
-			Short: "check a backup's format and checksum and describe it (offline)",
-			Args:  cobra.ExactArgs(1),
+			Use:     "inspect FILE",
+			Short:   "check a backup's format and checksum and describe it (offline)",
+			Example: "  ctl snapshot inspect backup.db -o json",
+			Args:    cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				info, err := inspectSnapshot(args[0])
 				if err != nil {
 					return err
 				}
-				return printSnapshot(cmd.OutOrStdout(), o.output(), "backup", snapshotOutput(args[0], info))
+				return printSnapshot(cmd.OutOrStdout(), o, "backup", snapshotOutput(args[0], info))
 			},
 		},
 		newRestoreCmd(o),
@@ -84,7 +89,8 @@ func newRestoreCmd(o *options) *cobra.Command {
 		Use: "restore FILE --data-dir DIR --id ID [--raft-addr HOST:PORT]",
 		Short: "prepare an empty data dir from a backup (offline): a member started on it is a new " +
 			"single-member cluster with every object of the backup and new secrets; others then join it",
-		Args: cobra.ExactArgs(1),
+		Example: "  ctl snapshot restore backup.db --data-dir data-new --id m0",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := os.Open(args[0])
 			if err != nil {
@@ -97,10 +103,10 @@ func newRestoreCmd(o *options) *cobra.Command {
 			}
 			out := snapshotOutput(args[0], info)
 			out.DataDir = dataDir
-			if o.output() == outputJSON {
-				return writeJSON(cmd.OutOrStdout(), out)
+			if o.output() != outputTable {
+				return printSnapshot(cmd.OutOrStdout(), o, "restored", out)
 			}
-			if err := printSnapshot(cmd.OutOrStdout(), o.output(), "restored", out); err != nil {
+			if err := printSnapshot(cmd.OutOrStdout(), o, "restored", out); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(cmd.OutOrStdout(), "start the member with --id %s --data-dir %s; "+
@@ -136,7 +142,7 @@ func saveSnapshot(ctx context.Context, c *adminClient, file string) (_ raftstore
 			os.Remove(tmp)
 		}
 	}()
-	if err := c.stream(ctx, adminapi.PathSnapshot, f); err != nil {
+	if err := c.streamAny(ctx, adminapi.PathSnapshot, f); err != nil {
 		return raftstore.BackupInfo{}, err
 	}
 	if err := f.Sync(); err != nil {
@@ -157,16 +163,32 @@ func saveSnapshot(ctx context.Context, c *adminClient, file string) (_ raftstore
 	return info, syncDir(filepath.Dir(file))
 }
 
-// stream copies the answer to GET path from the member asked into w.
-func (c *adminClient) stream(ctx context.Context, path string, w io.Writer) error {
-	u := c.base + path
+// streamAny copies the answer to GET path from the first member that
+// answers into w (a member that cannot be reached is skipped).
+func (c *adminClient) streamAny(ctx context.Context, path string, w io.Writer) error {
+	var errs []error
+	for _, base := range c.endpoints {
+		err := c.stream(ctx, base, path, w)
+		if !isUnreachable(err) {
+			c.base = base
+			return err
+		}
+		errs = append(errs, err)
+	}
+	return unreachableError(errors.Join(errs...))
+}
+
+// stream copies the answer to GET path from the member at base into w; it
+// is unreachable only when no byte was written.
+func (c *adminClient) stream(ctx context.Context, base, path string, w io.Writer) error {
+	u := base + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return err
+		return c.unreachable(ctx, http.MethodGet, u, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -205,10 +227,11 @@ func syncDir(dir string) error {
 	return nil
 }
 
-func printSnapshot(w io.Writer, format, verb string, s SnapshotOutput) error {
-	if format == outputJSON {
-		return writeJSON(w, s)
-	}
+func printSnapshot(w io.Writer, o *options, verb string, s SnapshotOutput) error {
+	return o.print(w, s, func(w io.Writer) error { return snapshotText(w, verb, s) })
+}
+
+func snapshotText(w io.Writer, verb string, s SnapshotOutput) error {
 	res := make([]string, 0, len(s.Resources))
 	for r, n := range s.Resources {
 		res = append(res, fmt.Sprintf("%s=%d", r, n))

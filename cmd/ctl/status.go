@@ -2,22 +2,27 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sort"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/litek8s/litek8s/internal/member/adminapi"
 )
 
-// StatusOutput is what `ctl status -o json` prints: every member of the
-// configuration with its own /admin/v1/status.
+// StatusOutput is what `ctl status -o json|yaml` prints: every member of
+// the configuration with its own /admin/v1/status.
 type StatusOutput struct {
-	Members []MemberStatus `json:"members"`
+	// NoLeader is set when no member that answered leads (an election, or
+	// no quorum): the configuration is then the view of the member asked,
+	// and each member's row its own view.
+	NoLeader bool           `json:"noLeader,omitempty"`
+	Members  []MemberStatus `json:"members"`
 }
 
 // MemberStatus is one member: its entry in the configuration (the leader's
@@ -38,11 +43,17 @@ type MemberStatus struct {
 
 func newStatusCmd(o *options) *cobra.Command {
 	return &cobra.Command{
-		Use:   "status",
-		Short: "every member: address, role, term, applied index, lag, readiness, version (exit 1 if one is unreachable)",
-		Args:  cobra.NoArgs,
+		Use: "status",
+		Short: "every member: address, role, term, applied index, lag, readiness, version " +
+			"(exit 3 if one is unreachable)",
+		Long: `status asks the first member that answers for the configuration, then every
+member for its own status. Members that cannot be reached are marked
+unreachable (exit code 3). Without a leader (an election, no quorum) each
+member's row is its own view, and a note says so.`,
+		Example: "  ctl status\n  ctl status -o yaml\n  ctl --endpoints https://10.0.0.1:6443,https://10.0.0.2:6443 status",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := o.client()
+			c, err := o.client(cmd)
 			if err != nil {
 				return err
 			}
@@ -50,33 +61,38 @@ func newStatusCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := printStatus(cmd.OutOrStdout(), o.output(), st); err != nil {
+			if err := o.print(cmd.OutOrStdout(), st, func(w io.Writer) error { return printStatus(w, st) }); err != nil {
 				return err
 			}
 			if n := unreachable(st); n > 0 {
-				return fmt.Errorf("%d of %d members unreachable", n, len(st.Members))
+				return unreachableError(fmt.Errorf("%d of %d members unreachable", n, len(st.Members)))
 			}
 			return nil
 		},
 	}
 }
 
-// memberTimeout bounds how long status waits for each member.
-const memberTimeout = 5 * time.Second
-
-// clusterStatus asks the member the settings name for the configuration,
-// then every member for its status at its own API URL.
+// clusterStatus asks the first member that answers for the configuration
+// (its own view when it cannot relay to a leader), then every member for
+// its status at its own API URL, then the leader, if one answered, for
+// the lags it tracks.
 func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
+	var out StatusOutput
 	var l adminapi.MemberList
-	if err := c.get(ctx, c.base, adminapi.PathMembers, &l); err != nil {
+	err := c.ask(ctx, http.MethodGet, adminapi.PathMembers, nil, &l)
+	var se *statusError
+	if errors.As(err, &se) && (se.code == http.StatusBadGateway || se.code == http.StatusServiceUnavailable) {
+		out.NoLeader = true
+		err = c.ask(ctx, http.MethodGet, adminapi.PathMembers+"?"+adminapi.QueryLocal+"=true", nil, &l)
+	}
+	if err != nil {
 		return StatusOutput{}, err
 	}
+	if !out.NoLeader {
+		c.remember(l)
+	}
 	sort.Slice(l.Members, func(i, j int) bool { return l.Members[i].ID < l.Members[j].ID })
-	out := StatusOutput{Members: make([]MemberStatus, len(l.Members))}
-	// A paused member accepts connections but never answers: give up on it
-	// sooner than on the member asked.
-	mctx, cancel := context.WithTimeout(ctx, memberTimeout)
-	defer cancel()
+	out.Members = make([]MemberStatus, len(l.Members))
 	var wg sync.WaitGroup
 	for i, mi := range l.Members {
 		ms := &out.Members[i]
@@ -87,20 +103,28 @@ func clusterStatus(ctx context.Context, c *adminClient) (StatusOutput, error) {
 		}
 		wg.Go(func() {
 			var s adminapi.Status
-			if err := c.get(mctx, mi.APIURL, adminapi.PathStatus, &s); err != nil {
+			if err := c.get(ctx, mi.APIURL, adminapi.PathStatus, &s); err != nil {
 				ms.Error = err.Error()
 				return
 			}
 			ms.Status = &s
 		})
 	}
-	var lags adminapi.LagList
-	wg.Go(func() {
-		if c.get(ctx, c.base, adminapi.PathLag, &lags) != nil {
-			lags.Members = nil // no leader: no leader's view
-		}
-	})
 	wg.Wait()
+	leader := ""
+	for _, m := range out.Members {
+		if m.Status != nil && m.Status.Role == "Leader" {
+			leader = m.Status.APIURL
+		}
+	}
+	if leader == "" {
+		out.NoLeader = true
+		return out, nil
+	}
+	var lags adminapi.LagList
+	if c.get(ctx, leader, adminapi.PathLag, &lags) != nil {
+		lags.Members = nil // it no longer leads: no leader's view
+	}
 	for _, l := range lags.Members {
 		for i := range out.Members {
 			if out.Members[i].ID == l.ID {
@@ -172,10 +196,7 @@ func lagCell(m MemberStatus) string {
 	return cell
 }
 
-func printStatus(w io.Writer, format string, st StatusOutput) error {
-	if format == outputJSON {
-		return writeJSON(w, st)
-	}
+func printStatus(w io.Writer, st StatusOutput) error {
 	rows := make([][]string, 0, len(st.Members))
 	for _, m := range st.Members {
 		s := m.Status
@@ -197,6 +218,9 @@ func printStatus(w io.Writer, format string, st StatusOutput) error {
 	if err := writeTable(w, []string{"ID", "API", "RAFT", "ROLE", "TERM", "APPLIED", "LAG", "READY", "VERSION"},
 		rows); err != nil {
 		return err
+	}
+	if st.NoLeader {
+		fmt.Fprintln(w, "no leader (an election, or no quorum): each member's own view")
 	}
 	for _, m := range st.Members {
 		if m.Error != "" {

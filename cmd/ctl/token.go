@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -19,8 +20,9 @@ const secretsPath = "/api/v1/namespaces/" + jointoken.Namespace + "/secrets"
 
 func newTokenCmd(o *options) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "token",
-		Short: "join tokens: create (with an expiry), list, revoke",
+		Use:     "token",
+		Short:   "join tokens: create (with an expiry), list, revoke",
+		Example: "  ctl token create --ttl 1h\n  ctl token list",
 		Long: "A join token lets a new member fetch the cluster's secrets (the CA and its key: every member issues " +
 			"certificates) and join. The cluster keeps only each token's SHA-256 hash, in a Secret of type " +
 			string(jointoken.SecretType) + " in " + jointoken.Namespace + ". The token the cluster was bootstrapped with " +
@@ -41,9 +43,9 @@ func newTokenCreateCmd(o *options) *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if ttl < 0 {
-				return fmt.Errorf("--ttl %s: want 0 (never expires) or more", ttl)
+				return usageError(fmt.Errorf("--ttl %s: want 0 (never expires) or more", ttl))
 			}
-			c, err := o.client()
+			c, err := o.client(cmd)
 			if err != nil {
 				return err
 			}
@@ -55,14 +57,13 @@ func newTokenCreateCmd(o *options) *cobra.Command {
 			if err := c.change(cmd.Context(), http.MethodPost, secretsPath, rec.Secret(), nil); err != nil {
 				return fmt.Errorf("record the token: %w", err)
 			}
-			if o.output() == outputJSON {
-				return writeJSON(cmd.OutOrStdout(), struct {
-					Token string `json:"token"`
-					*jointoken.Record
-				}{tok, rec})
-			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), tok)
-			return err
+			return o.print(cmd.OutOrStdout(), struct {
+				Token string `json:"token"`
+				*jointoken.Record
+			}{tok, rec}, func(w io.Writer) error {
+				_, err := fmt.Fprintln(w, tok)
+				return err
+			})
 		},
 	}
 	cmd.Flags().DurationVar(&ttl, "ttl", 24*time.Hour, "how long the token joins (0: until revoked)")
@@ -77,7 +78,7 @@ func newTokenListCmd(o *options) *cobra.Command {
 		Example: "  ctl token list\n  ctl token list -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := o.client()
+			c, err := o.client(cmd)
 			if err != nil {
 				return err
 			}
@@ -85,37 +86,38 @@ func newTokenListCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if o.output() == outputJSON {
-				return writeJSON(cmd.OutOrStdout(), recs)
-			}
-			now := time.Now()
-			rows := make([][]string, 0, len(recs))
-			for _, r := range recs {
-				exp, state := "never", "valid"
-				if r.Expiration != nil {
-					exp = r.Expiration.UTC().Format(time.RFC3339)
-				}
-				switch {
-				case r.Revoked:
-					state = "revoked"
-				case r.Expired(now):
-					state = "expired"
-				}
-				desc := r.Description
-				if r.Initial {
-					desc = "(bootstrap) " + desc
-				}
-				rows = append(rows, []string{r.ID, state, exp, r.Created.UTC().Format(time.RFC3339), desc})
-			}
-			return writeTable(cmd.OutOrStdout(), []string{"ID", "STATE", "EXPIRES", "CREATED", "DESCRIPTION"}, rows)
+			return o.print(cmd.OutOrStdout(), recs, func(w io.Writer) error { return tokenTable(w, recs) })
 		},
 	}
+}
+
+func tokenTable(w io.Writer, recs []*jointoken.Record) error {
+	now := time.Now()
+	rows := make([][]string, 0, len(recs))
+	for _, r := range recs {
+		exp, state := "never", "valid"
+		if r.Expiration != nil {
+			exp = r.Expiration.UTC().Format(time.RFC3339)
+		}
+		switch {
+		case r.Revoked:
+			state = "revoked"
+		case r.Expired(now):
+			state = "expired"
+		}
+		desc := r.Description
+		if r.Initial {
+			desc = "(bootstrap) " + desc
+		}
+		rows = append(rows, []string{r.ID, state, exp, r.Created.UTC().Format(time.RFC3339), desc})
+	}
+	return writeTable(w, []string{"ID", "STATE", "EXPIRES", "CREATED", "DESCRIPTION"}, rows)
 }
 
 // listTokens reads every join token record, oldest first.
 func listTokens(cmd *cobra.Command, c *adminClient) ([]*jointoken.Record, error) {
 	var list corev1.SecretList
-	if err := c.get(cmd.Context(), c.base, secretsPath, &list); err != nil {
+	if err := c.ask(cmd.Context(), http.MethodGet, secretsPath, nil, &list); err != nil {
 		return nil, err
 	}
 	var recs []*jointoken.Record
@@ -143,13 +145,13 @@ func newTokenRevokeCmd(o *options) *cobra.Command {
 			if !jointoken.ValidID(id) {
 				id = jointoken.ID(id) // the token itself
 			}
-			c, err := o.client()
+			c, err := o.client(cmd)
 			if err != nil {
 				return err
 			}
 			path := secretsPath + "/" + jointoken.SecretName(id)
 			var s corev1.Secret
-			err = c.get(cmd.Context(), c.base, path, &s)
+			err = c.ask(cmd.Context(), http.MethodGet, path, nil, &s)
 			var se *statusError
 			if errors.As(err, &se) && se.code == http.StatusNotFound || err == nil && s.Type != jointoken.SecretType {
 				return fmt.Errorf("no join token %s (ctl token list)", id)
@@ -173,8 +175,14 @@ func newTokenRevokeCmd(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "join token %s revoked\n", strings.TrimSpace(id))
-			return err
+			res := struct {
+				ID      string `json:"id"`
+				Revoked bool   `json:"revoked"`
+			}{strings.TrimSpace(id), true}
+			return o.print(cmd.OutOrStdout(), res, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "join token %s revoked\n", res.ID)
+				return err
+			})
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/member/adminapi"
 	"github.com/litek8s/litek8s/internal/raftstore"
+	"github.com/litek8s/litek8s/internal/version"
 )
 
 // The admin API (/admin/v1/..., what `ctl` calls): its endpoints and wire
@@ -148,10 +150,13 @@ func (m *Member) status() adminapi.Status {
 	return adminapi.Status{ID: m.cfg.ID, APIURL: m.url, RaftAddr: m.store.RaftAddr(), Role: st.Role, Term: st.Term,
 		AppliedIndex: st.AppliedIndex, CommitIndex: st.CommitIndex, LastLogIndex: st.LastLogIndex,
 		SnapshotIndex: st.SnapshotIndex, LeaderID: st.LeaderID, Ready: m.store.Ready(), Resyncing: st.Resyncing,
-		Removed: st.Removed, Version: m.version}
+		Removed: st.Removed, Version: m.version, Build: new(version.Get())}
 }
 
 func (m *Member) serveMembers(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Query().Get(adminapi.QueryLocal) == "true" {
+		return m.writeMembers(w)
+	}
 	if handled, err := m.toLeader(w, r, false); handled {
 		return err
 	}
@@ -256,12 +261,12 @@ func (m *Member) serveResync(w http.ResponseWriter, r *http.Request) error {
 	if id == m.cfg.ID {
 		return fmt.Errorf("member: %s is the leader, which does not resync: %w", id, kv.ErrConflict)
 	}
-	lags, err := m.lags()
+	l, err := m.running(r.Context(), id, "resync")
 	if err != nil {
 		return err
 	}
-	for _, l := range lags {
-		if l.ID == id {
+	{
+		{
 			if err := m.store.RequestResync(id); err != nil {
 				return err
 			}
@@ -270,7 +275,46 @@ func (m *Member) serveResync(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("member: resync: member %q: %w", id, kv.ErrNotFound)
+}
+
+// running returns the leader's view of member id when the member reported
+// to it lately; else a 409 saying it is down or cut off (what a resync or
+// a transfer to it needs), or 404 when it is not a member. A member not
+// heard from yet this term (a new leader's first half second) gets until
+// it is overdue to report.
+func (m *Member) running(ctx context.Context, id, verb string) (adminapi.MemberLag, error) {
+	overdue := max(4*m.cfg.Store.LagReportInterval, 2*time.Second)
+	deadline := time.Now().Add(overdue)
+	for {
+		lags, err := m.lags()
+		if err != nil {
+			return adminapi.MemberLag{}, err
+		}
+		i := slices.IndexFunc(lags, func(l adminapi.MemberLag) bool { return l.ID == id })
+		if i < 0 {
+			return adminapi.MemberLag{}, fmt.Errorf("member: %s: no member %q in the configuration: %w", verb, id,
+				kv.ErrNotFound)
+		}
+		l := lags[i]
+		switch {
+		case id == m.cfg.ID:
+			return l, nil
+		case l.LastReport != nil && time.Since(*l.LastReport) <= overdue:
+			return l, nil
+		case l.LastReport != nil:
+			return l, httpx.Errorf(http.StatusConflict, "%s: member %s last reported to the leader %s ago: "+
+				"it is down or cut off (start it, or remove it with ctl members remove %s)", verb, id,
+				time.Since(*l.LastReport).Round(time.Second), id)
+		case time.Now().After(deadline):
+			return l, httpx.Errorf(http.StatusConflict, "%s: member %s has not reported to the leader since it "+
+				"took over: it is down or cut off (start it, or remove it with ctl members remove %s)", verb, id, id)
+		}
+		select {
+		case <-ctx.Done():
+			return l, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 func (m *Member) serveTransfer(w http.ResponseWriter, r *http.Request) error {
@@ -278,9 +322,20 @@ func (m *Member) serveTransfer(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeAdminBody(r, &req, true); err != nil {
 		return err
 	}
+	if m.isVoter(req.ID) && req.ID != m.cfg.ID {
+		// the store refuses others (unknown, nonvoter) itself
+		if _, err := m.running(r.Context(), req.ID, "leader transfer"); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), adminTransferWait)
 	defer cancel()
 	id, err := m.store.TransferLeadership(ctx, req.ID)
+	if err != nil && adminCodes().Of(err) == http.StatusInternalServerError {
+		// Raft's own failure (the target stopped answering): say what
+		// failed, and not as a server fault
+		return httpx.Errorf(http.StatusConflict, "leader transfer to %s failed: %v", orAny(req.ID), err)
+	}
 	if err != nil {
 		return err
 	}
@@ -295,6 +350,24 @@ func (m *Member) serveTransfer(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpx.WriteJSON(w, http.StatusOK, info)
 	return nil
+}
+
+// isVoter reports whether id is a voter of the configuration.
+func (m *Member) isVoter(id string) bool {
+	ms, err := m.store.Membership()
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(ms, func(mi raftstore.MemberInfo) bool {
+		return mi.ID == id && mi.Suffrage == raftstore.Voter
+	})
+}
+
+func orAny(id string) string {
+	if id == "" {
+		return "the most up-to-date voter"
+	}
+	return id
 }
 
 // serveKubeconfig answers with a new admin kubeconfig for this member (its

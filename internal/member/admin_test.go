@@ -169,6 +169,8 @@ func TestAdminErrors(t *testing.T) {
 			http.StatusConflict, "does not resync"},
 		{"resync unknown", adminCall{member: f, method: "POST", path: "/admin/v1/members/nobody/resync"},
 			http.StatusNotFound, `"nobody"`},
+		{"resync a member that never reported", adminCall{member: f, method: "POST", path: "/admin/v1/members/ghost/resync"},
+			http.StatusConflict, "member ghost has not reported to the leader since it took over: it is down or cut off"},
 		{"add without address", adminCall{member: f, method: "POST", path: "/admin/v1/members", body: `{"id":"x"}`},
 			http.StatusBadRequest, "raftAddr and apiURL are required"},
 		{"add with a bad suffrage", adminCall{member: l, method: "POST", path: "/admin/v1/members",

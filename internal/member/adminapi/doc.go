@@ -7,14 +7,16 @@
 // that carry the admin token:
 //
 //	GET    /admin/v1/status                 this member's Status
-//	GET    /admin/v1/members                MemberList (the leader's view)
+//	GET    /admin/v1/members                MemberList (the leader's view; ?local=true: this member's)
 //	POST   /admin/v1/members                AddMemberRequest → MemberList
 //	DELETE /admin/v1/members/{id}           → MemberList
 //	POST   /admin/v1/members/{id}/promote   → MemberList
 //	POST   /admin/v1/members/{id}/demote    → MemberList
-//	POST   /admin/v1/members/{id}/resync    → 202 MemberLag (the member resyncs at its next lag report)
+//	POST   /admin/v1/members/{id}/resync    → 202 MemberLag (the member resyncs at its next lag report;
+//	                                          409 when it has not reported lately: down or cut off)
 //	GET    /admin/v1/lag                    LagList (the leader's view)
-//	POST   /admin/v1/leader/transfer        TransferRequest (optional) → LeaderInfo
+//	POST   /admin/v1/leader/transfer        TransferRequest (optional) → LeaderInfo (409 when the voter
+//	                                          named has not reported lately, or the transfer failed)
 //	GET    /admin/v1/kubeconfig             this member's admin kubeconfig (YAML)
 //	GET    /admin/v1/snapshot               a consistent backup (raftstore.Backup), streamed
 //	GET    /admin/v1/certs                  CertList: this member's certificates
@@ -25,7 +27,8 @@
 // follower relays them there with the caller's token and relays the
 // answer. GET members is relayed too, so that a list right after a change
 // shows it; with no leader known, the member answers from its own
-// configuration. Errors are Error bodies.
+// configuration, as it does with ?local=true (what `ctl status` shows
+// while the relay fails: an election). Errors are Error bodies.
 //
 // Concurrency: types only.
 package adminapi

@@ -1,6 +1,10 @@
 package adminapi
 
-import "time"
+import (
+	"time"
+
+	"github.com/litek8s/litek8s/internal/version"
+)
 
 // Paths of the admin API (see the package doc for what each answers).
 const (
@@ -14,6 +18,11 @@ const (
 	PathCertRotate = "/admin/v1/certs/rotate"
 	PathReencrypt  = "/admin/v1/encryption/reencrypt"
 )
+
+// QueryLocal=true asks GET /admin/v1/members for the view of the member
+// asked instead of the leader's (a follower relays to the leader
+// otherwise): what `ctl status` shows while no leader answers.
+const QueryLocal = "local"
 
 // ReencryptResult answers POST /admin/v1/encryption/reencrypt: the objects
 // rewritten with the current first encryption key, per resource, the
@@ -48,6 +57,9 @@ type Status struct {
 	// knows: it was removed from the cluster (it is not ready).
 	Removed bool   `json:"removed,omitempty"`
 	Version string `json:"version"`
+	// Build is the member binary's version, commit, build date, Go version
+	// and platform (absent from members older than it).
+	Build *version.Info `json:"build,omitempty"`
 }
 
 // MemberInfo is one member of the Raft configuration.
