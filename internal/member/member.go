@@ -13,10 +13,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/litek8s/litek8s/internal/api"
 	"github.com/litek8s/litek8s/internal/api/admission/webhook"
@@ -138,6 +140,11 @@ func (c *Config) Validate() error {
 	switch {
 	case c.ID == "" || c.DataDir == "" || c.APIAddr == "":
 		return errors.New("member: ID, DataDir and APIAddr are required")
+	case len(validation.IsDNS1123Label(c.ID)) > 0:
+		// The chart's IDs are Pod names; the ID also becomes the member
+		// certificate's name and a Raft server ID.
+		return fmt.Errorf("member: invalid member ID %q: %s (like a Pod name: lower-case letters, digits and '-')",
+			c.ID, strings.Join(validation.IsDNS1123Label(c.ID), "; "))
 	case c.Join != "" && c.JoinToken == "":
 		return errors.New("member: joining needs the cluster's join token")
 	case c.BootstrapExpect > 1 && (len(c.Peers) == 0 || c.JoinToken == ""):
@@ -189,6 +196,7 @@ type Member struct {
 	metricsSrv *http.Server // the metrics-only listener's; nil when off
 	metricsLn  net.Listener
 	audit      *audit.Log // nil without a policy
+	dirLock    *datadir.Lock
 	frontProxy *frontProxy
 	agg        *aggregator.Aggregator
 	cancel     context.CancelFunc
@@ -217,6 +225,11 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("member: data dir: %w", err)
+	}
+	// First: a second member on the same dir stops here, before it writes
+	// anything (and at once, not after raft.db's lock times out).
+	if m.dirLock, err = datadir.TryLock(cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("member: %w", err)
 	}
 	if m.audit, err = audit.Open(cfg.Audit, m.metrics); err != nil { // a bad policy fails the start
 		return nil, err
@@ -350,7 +363,7 @@ func (m *Member) secrets(ctx context.Context, fresh bool, join string) (datadir.
 	case join == "":
 		sec, err = datadir.NewSecrets(m.cfg.AdminToken, m.cfg.JoinToken, m.cfg.CACert, m.cfg.CAKey)
 	default:
-		sec, err = fetchSecrets(ctx, m.dial, join, m.cfg.JoinToken, m.cfg.CAHash)
+		sec, err = fetchSecrets(ctx, m.log, m.dial, join, m.cfg.JoinToken, m.cfg.CAHash)
 	}
 	if err != nil {
 		return sec, err
@@ -534,8 +547,10 @@ func (m *Member) Close() error {
 		m.agg.Close()
 	}
 	m.audit.Close() // after the last request
+	var err error
 	if m.store != nil {
-		return m.store.Close()
+		err = m.store.Close()
 	}
-	return nil
+	m.dirLock.Unlock() // last: the store has closed raft.db
+	return err
 }
