@@ -41,7 +41,7 @@ func (b *syncBuffer) Len() int {
 // handful of lines about it: one WARN when it goes down, a reminder every
 // PeerDownReminder (20s here), one INFO when it is back; hashicorp/raft's
 // ERROR per failed heartbeat (hundreds a minute) is gone. The stopped
-// member's clean shutdown logs no ERROR.
+// member's clean shutdown logs no ERROR, nor does the leader's.
 func TestPeerDownLogsAFewLines(t *testing.T) {
 	const reminder = 20 * time.Second
 	logs := map[string]*syncBuffer{}
@@ -118,6 +118,20 @@ func TestPeerDownLogsAFewLines(t *testing.T) {
 		t.Errorf("errors about a stopped peer:\n%s", all)
 	}
 	t.Logf("the leader's lines about %s:\n%s", victim.id, all)
+
+	// The leader's clean shutdown (it hands leadership over, then stops)
+	// logs no ERROR either, nor do the others about it.
+	marks := map[string]int{}
+	for id, b := range logs {
+		marks[id] = b.Len()
+	}
+	c.Stop(l)
+	c.WaitLeader(l)
+	for id, b := range logs {
+		if out := b.from(marks[id]); strings.Contains(out, "level=ERROR") {
+			t.Errorf("%s logged errors around the leader's clean shutdown:\n%s", id, out)
+		}
+	}
 }
 
 // demote keeps raft's lines at their level but for the per-peer failures
@@ -134,7 +148,9 @@ func TestDemoteRaftLines(t *testing.T) {
 		{`raft: failed to contact quorum of nodes, stepping down`, slog.LevelWarn, slog.LevelWarn},
 		{`raft: failed to decode incoming command: error="read tcp 127.0.0.1:7001->127.0.0.1:5555: read: connection reset by peer"`, slog.LevelError, slog.LevelDebug},
 		{`raft: failed to decode incoming command: error="msgpack decode error: invalid"`, slog.LevelError, slog.LevelError},
-		{`raft: failed to make requestVote RPC: target="{Voter m1 x}" error="dial tcp: refused" term=3`, slog.LevelError, slog.LevelWarn},
+		{`raft: failed to make requestVote RPC: target="{Voter m1 x}" error="dial tcp: refused" term=3`, slog.LevelError, slog.LevelDebug},
+		{`raft: failed to decode incoming command: error="transport shutdown"`, slog.LevelError, slog.LevelDebug},
+		{`raft: peer has newer term, stopping replication: peer="{Voter m1 127.0.0.1:7002}"`, slog.LevelError, slog.LevelInfo},
 		{`raft: failed to send snapshot to: peer="{Voter m1 x}" error="x"`, slog.LevelError, slog.LevelError},
 		{`raft: entering leader state: leader="Node at 127.0.0.1:7001 [Leader]"`, slog.LevelInfo, slog.LevelInfo},
 	} {

@@ -279,15 +279,25 @@ var perPeerFailures = []string{"failed to heartbeat to:", "failed to appendEntri
 
 // closedConn are the errors of a connection the other end (or this
 // member's shutdown) closed.
-var closedConn = []string{"use of closed network connection", "connection reset by peer", "broken pipe", "EOF"}
+var closedConn = []string{"use of closed network connection", "connection reset by peer", "broken pipe", "EOF",
+	"transport shutdown"}
 
 // demote returns the level a raft line is logged at: DEBUG for the
-// per-peer failures above and for an inbound connection that ends because
-// a member closed it (a peer's or this member's clean shutdown is no
-// error); WARN for a vote request to an unreachable peer (one per
-// election, not an error of this member); the line's own level otherwise.
+// per-peer failures above, for a vote request to an unreachable peer (two
+// a round while a member campaigns without a quorum; raft's "starting
+// election" WARN stays) and for an inbound connection that ends because a
+// member closed it (a peer's or this member's clean shutdown is no error);
+// INFO for a leader that finds a newer term (it was deposed: after its
+// own leadership transfer at shutdown, say); the line's own level
+// otherwise.
 func demote(line string, level slog.Level) slog.Level {
 	msg := strings.TrimPrefix(line, "raft: ")
+	if strings.HasPrefix(msg, "failed to make requestVote RPC:") {
+		return min(level, slog.LevelDebug)
+	}
+	if strings.HasPrefix(msg, "peer has newer term, stopping replication") {
+		return min(level, slog.LevelInfo)
+	}
 	for _, m := range perPeerFailures {
 		if strings.HasPrefix(msg, m) {
 			return min(level, slog.LevelDebug)
@@ -300,9 +310,6 @@ func demote(line string, level slog.Level) slog.Level {
 				return min(level, slog.LevelDebug)
 			}
 		}
-	}
-	if strings.HasPrefix(msg, "failed to make requestVote RPC:") {
-		return min(level, slog.LevelWarn)
 	}
 	return level
 }
