@@ -288,3 +288,29 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// A --join or --peers that is no member's API URL is refused at start
+// instead of being retried for a minute.
+func TestMemberURLsChecked(t *testing.T) {
+	for _, args := range [][]string{
+		{"--join", "https://127.0.0.1:", "--join-token", "t"},
+		{"--join", "127.0.0.1:6443", "--join-token", "t"},
+		{"--join", "http://127.0.0.1:6443", "--join-token", "t"},
+		{"--bootstrap-expect", "3", "--join-token", "t", "--peers", "https://m0:6443,https://m1:6443/x,https://m2:6443"},
+	} {
+		v, err := loadConfig(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := memberConfig(v); err == nil || !strings.Contains(err.Error(), "want https://host:port") {
+			t.Errorf("%v: %v, want it refused", args, err)
+		}
+	}
+	v, err := loadConfig([]string{"--bootstrap-expect", "3", "--join-token", "t", "--peers", "https://m0.x.svc:6443,https://m1:6443,https://10.0.0.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := memberConfig(v); err != nil {
+		t.Errorf("valid peers: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,6 +148,8 @@ func (c *Config) Validate() error {
 			c.ID, strings.Join(validation.IsDNS1123Label(c.ID), "; "))
 	case c.Join != "" && c.JoinToken == "":
 		return errors.New("member: joining needs the cluster's join token")
+	case c.Join != "" && checkMemberURL(c.Join) != nil:
+		return fmt.Errorf("member: join: %w", checkMemberURL(c.Join))
 	case c.BootstrapExpect > 1 && (len(c.Peers) == 0 || c.JoinToken == ""):
 		return errors.New("member: bootstrap-expect needs the peers' addresses and the join token")
 	case c.BootstrapExpect > 1 && c.Join != "":
@@ -168,6 +171,11 @@ func (c *Config) Validate() error {
 	case c.CertReloadInterval <= 0:
 		return errors.New("member: the certificate reload interval must be positive")
 	}
+	for _, p := range c.Peers {
+		if err := checkMemberURL(p); err != nil {
+			return fmt.Errorf("member: peers: %w", err)
+		}
+	}
 	if err := c.Limits.Validate(); err != nil {
 		return err
 	}
@@ -175,6 +183,17 @@ func (c *Config) Validate() error {
 		return err
 	}
 	return c.Controllers.Validate()
+}
+
+// checkMemberURL checks that u can be a member's API URL (https://host or
+// https://host:port): a mistyped --join or --peers is refused at start
+// instead of being retried for a minute.
+func checkMemberURL(u string) error {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme != "https" || p.Hostname() == "" || strings.HasSuffix(p.Host, ":") || (p.Path != "" && p.Path != "/") {
+		return fmt.Errorf("%q is no member's API URL: want https://host:port", u)
+	}
+	return nil
 }
 
 // Member is one running member.
