@@ -4,5 +4,7 @@
 //
 // Configuration comes from flags, LITEK8S_* environment variables (for
 // example LITEK8S_DATA_DIR) and an optional config file (--config), in that
-// order of precedence.
+// order of precedence. The config file's keys are the flag names: any
+// other key is refused, naming the flag it most likely meant. Usage errors
+// (an unknown flag, a positional argument) exit 2, every other error 1.
 package main

@@ -26,6 +26,9 @@ var errVersion = errors.New("version requested")
 func main() {
 	if err := run(os.Args[1:]); err != nil {
 		fmt.Fprintln(os.Stderr, "node:", err)
+		if errors.As(err, new(usageError)) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
@@ -123,6 +126,7 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.Int("bootstrap-expect", 0, "form a new cluster once this many fresh members among --peers are reachable (exactly one bootstraps, the others join it)")
 	fs.StringSlice("peers", nil, "API URLs of the other members (with --bootstrap-expect; a restarted member checks it is in their cluster)")
 	fs.String("log-level", "info", "debug, info, warn or error")
+	fs.String("log-format", "text", "text (slog's key=value lines) or json (one object a line)")
 	fs.String("metrics-addr", "", "plain-HTTP listen address that serves only GET /metrics, without credentials (empty: off; /metrics on the API needs the admin token)")
 	fs.Int("feed-size", def.Store.FeedSize, "change-feed window (events a watch can resume from)")
 	fs.Uint64("snapshot-threshold", def.Store.SnapshotThreshold, "log entries between automatic snapshots")
@@ -168,10 +172,16 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("simulated-node-taints", "", "taints every simulated node registers with, as kubectl taint writes them: "+
 		"key=value:Effect or key:Effect, comma-separated (e.g. litek8s.io/simulated=true:NoSchedule keeps pods that do not tolerate it off them)")
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err}
 	}
 	if *printVersion {
 		return nil, errVersion
+	}
+	if fs.NArg() > 0 {
+		return nil, usageError{fmt.Errorf("unexpected argument %q: node takes only flags (see node --help)", fs.Arg(0))}
 	}
 	v := viper.New()
 	v.SetEnvPrefix("LITEK8S")
@@ -181,21 +191,20 @@ func loadConfig(args []string) (*viper.Viper, error) {
 		return nil, err
 	}
 	if f := v.GetString("config"); f != "" {
-		v.SetConfigFile(f)
-		if err := v.ReadInConfig(); err != nil {
-			return nil, fmt.Errorf("read config %s: %w", f, err)
+		if err := readConfigFile(v, f, fs); err != nil {
+			return nil, err
 		}
 	}
 	return v, nil
 }
 
 func memberConfig(v *viper.Viper) (member.Config, error) {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(v.GetString("log-level"))); err != nil {
-		return member.Config{}, fmt.Errorf("log-level: %w", err)
+	log, err := newLogger(os.Stderr, v.GetString("log-format"), v.GetString("log-level"))
+	if err != nil {
+		return member.Config{}, err
 	}
 	cfg := member.DefaultConfig()
-	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	cfg.Logger = log
 	cfg.ID = v.GetString("id")
 	cfg.DataDir = v.GetString("data-dir")
 	cfg.APIAddr = v.GetString("api-addr")

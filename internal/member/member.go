@@ -11,12 +11,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/litek8s/litek8s/internal/api"
 	"github.com/litek8s/litek8s/internal/api/admission/webhook"
@@ -138,8 +141,15 @@ func (c *Config) Validate() error {
 	switch {
 	case c.ID == "" || c.DataDir == "" || c.APIAddr == "":
 		return errors.New("member: ID, DataDir and APIAddr are required")
+	case len(validation.IsDNS1123Label(c.ID)) > 0:
+		// The chart's IDs are Pod names; the ID also becomes the member
+		// certificate's name and a Raft server ID.
+		return fmt.Errorf("member: invalid member ID %q: %s (like a Pod name: lower-case letters, digits and '-')",
+			c.ID, strings.Join(validation.IsDNS1123Label(c.ID), "; "))
 	case c.Join != "" && c.JoinToken == "":
 		return errors.New("member: joining needs the cluster's join token")
+	case c.Join != "" && checkMemberURL(c.Join) != nil:
+		return fmt.Errorf("member: join: %w", checkMemberURL(c.Join))
 	case c.BootstrapExpect > 1 && (len(c.Peers) == 0 || c.JoinToken == ""):
 		return errors.New("member: bootstrap-expect needs the peers' addresses and the join token")
 	case c.BootstrapExpect > 1 && c.Join != "":
@@ -166,6 +176,11 @@ func (c *Config) Validate() error {
 	case c.Store.MinQuorum < 1:
 		return fmt.Errorf("member: min quorum %d: want at least 1", c.Store.MinQuorum)
 	}
+	for _, p := range c.Peers {
+		if err := checkMemberURL(p); err != nil {
+			return fmt.Errorf("member: peers: %w", err)
+		}
+	}
 	if err := c.Limits.Validate(); err != nil {
 		return err
 	}
@@ -173,6 +188,17 @@ func (c *Config) Validate() error {
 		return err
 	}
 	return c.Controllers.Validate()
+}
+
+// checkMemberURL checks that u can be a member's API URL (https://host or
+// https://host:port): a mistyped --join or --peers is refused at start
+// instead of being retried for a minute.
+func checkMemberURL(u string) error {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme != "https" || p.Hostname() == "" || strings.HasSuffix(p.Host, ":") || (p.Path != "" && p.Path != "/") {
+		return fmt.Errorf("%q is no member's API URL: want https://host:port", u)
+	}
+	return nil
 }
 
 // Member is one running member.
@@ -194,6 +220,7 @@ type Member struct {
 	metricsSrv *http.Server // the metrics-only listener's; nil when off
 	metricsLn  net.Listener
 	audit      *audit.Log // nil without a policy
+	dirLock    *datadir.Lock
 	frontProxy *frontProxy
 	agg        *aggregator.Aggregator
 	cancel     context.CancelFunc
@@ -222,6 +249,11 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 	}()
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("member: data dir: %w", err)
+	}
+	// First: a second member on the same dir stops here, before it writes
+	// anything (and at once, not after raft.db's lock times out).
+	if m.dirLock, err = datadir.TryLock(cfg.DataDir); err != nil {
+		return nil, fmt.Errorf("member: %w", err)
 	}
 	if m.audit, err = audit.Open(cfg.Audit, m.metrics); err != nil { // a bad policy fails the start
 		return nil, err
@@ -355,7 +387,7 @@ func (m *Member) secrets(ctx context.Context, fresh bool, join string) (datadir.
 	case join == "":
 		sec, err = datadir.NewSecrets(m.cfg.AdminToken, m.cfg.JoinToken, m.cfg.CACert, m.cfg.CAKey)
 	default:
-		sec, err = fetchSecrets(ctx, m.dial, join, m.cfg.JoinToken, m.cfg.CAHash)
+		sec, err = fetchSecrets(ctx, m.log, m.dial, join, m.cfg.JoinToken, m.cfg.CAHash)
 	}
 	if err != nil {
 		return sec, err
@@ -539,8 +571,10 @@ func (m *Member) Close() error {
 		m.agg.Close()
 	}
 	m.audit.Close() // after the last request
+	var err error
 	if m.store != nil {
-		return m.store.Close()
+		err = m.store.Close()
 	}
-	return nil
+	m.dirLock.Unlock() // last: the store has closed raft.db
+	return err
 }

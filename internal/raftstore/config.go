@@ -110,6 +110,9 @@ type Config struct {
 	// RaftLogLevel is hashicorp/raft's own log level (trace, debug, info,
 	// warn, error, off); its lines go to Logger.
 	RaftLogLevel string
+	// PeerDownReminder is how often the leader logs again that a peer it
+	// cannot reach is still down (peerstate.go); 0: DefaultPeerDownReminder.
+	PeerDownReminder time.Duration
 
 	Logger *slog.Logger
 }

@@ -2,6 +2,7 @@ package raftstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -80,6 +81,7 @@ func Open(cfg Config) (*Store, error) {
 		s.closeRaftParts()
 		return nil, err
 	}
+	s.raft.RegisterObserver(raft.NewObserver(nil, false, newPeerWatch(s.log, cfg.PeerDownReminder).observe))
 	if err := m.registerState(s); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("raftstore: register metrics: %w", err)
@@ -93,6 +95,11 @@ func Open(cfg Config) (*Store, error) {
 	return s, nil
 }
 
+// boltLockTimeout is how long Open waits for raft.db's lock: long enough
+// for a process that is closing it, short enough to tell an operator soon
+// that another one holds it.
+const boltLockTimeout = 2 * time.Second
+
 // logCacheSize is how many of the newest log entries are kept in memory
 // (about two MaxAppendEntries batches).
 const logCacheSize = 512
@@ -100,13 +107,21 @@ const logCacheSize = 512
 func (s *Store) openRaft() error {
 	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.LevelFromString(s.cfg.RaftLogLevel),
 		Output: slogWriter{s.log}, DisableTime: true})
+	path := filepath.Join(s.cfg.DataDir, "raft.db")
 	bolt, err := raftboltdb.New(raftboltdb.Options{
-		Path: filepath.Join(s.cfg.DataDir, "raft.db"),
-		BoltOptions: &bbolt.Options{Timeout: 5 * time.Second, NoFreelistSync: true,
+		Path: path,
+		BoltOptions: &bbolt.Options{Timeout: boltLockTimeout, NoFreelistSync: true,
 			FreelistType: bbolt.FreelistMapType},
 	})
+	if errors.Is(err, bbolt.ErrTimeout) {
+		// bbolt's own words are "timeout": another process holds raft.db's
+		// lock (a member opened by cmd/node stops earlier, at the data
+		// dir's lock, with its pid).
+		return fmt.Errorf("raftstore: data dir %s is in use by another process (%s stayed locked for %s)",
+			s.cfg.DataDir, path, boltLockTimeout)
+	}
 	if err != nil {
-		return fmt.Errorf("raftstore: open raft.db: %w", err)
+		return fmt.Errorf("raftstore: open %s: %w", path, err)
 	}
 	s.bolt = bolt
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(s.cfg.DataDir, 2, hl)
@@ -240,7 +255,8 @@ func (s *Store) Stats() map[string]string { return s.raft.Stats() }
 
 var _ io.Closer = (*Store)(nil)
 
-// slogWriter forwards hashicorp/raft's log lines to the member's logger.
+// slogWriter forwards hashicorp/raft's log lines to the member's logger,
+// at their level but for the lines demote names.
 type slogWriter struct{ log *slog.Logger }
 
 func (w slogWriter) Write(p []byte) (int, error) {
@@ -253,8 +269,54 @@ func (w slogWriter) Write(p []byte) (int, error) {
 		}
 	}
 	line = strings.TrimSpace(strings.TrimPrefix(line, "[WARN]"))
+	level = demote(line, level)
 	w.log.Log(context.Background(), level, line, "component", "raft")
 	return len(p), nil
+}
+
+// perPeerFailures are hashicorp/raft's messages (after "raft: ") for an
+// RPC to a peer that failed: as leader it logs them for every heartbeat
+// and append to a down peer (hundreds a minute). peerWatch (peerstate.go)
+// says instead, once, that the peer is down and when it is back; these go
+// to DEBUG. "failed to contact quorum of nodes, stepping down" is no
+// per-peer line and keeps its level.
+var perPeerFailures = []string{"failed to heartbeat to:", "failed to appendEntries to:", "failed to contact:"}
+
+// closedConn are the errors of a connection the other end (or this
+// member's shutdown) closed.
+var closedConn = []string{"use of closed network connection", "connection reset by peer", "broken pipe", "EOF",
+	"transport shutdown"}
+
+// demote returns the level a raft line is logged at: DEBUG for the
+// per-peer failures above, for a vote request to an unreachable peer (two
+// a round while a member campaigns without a quorum; raft's "starting
+// election" WARN stays) and for an inbound connection that ends because a
+// member closed it (a peer's or this member's clean shutdown is no error);
+// INFO for a leader that finds a newer term (it was deposed: after its
+// own leadership transfer at shutdown, say); the line's own level
+// otherwise.
+func demote(line string, level slog.Level) slog.Level {
+	msg := strings.TrimPrefix(line, "raft: ")
+	if strings.HasPrefix(msg, "failed to make requestVote RPC:") {
+		return min(level, slog.LevelDebug)
+	}
+	if strings.HasPrefix(msg, "peer has newer term, stopping replication") {
+		return min(level, slog.LevelInfo)
+	}
+	for _, m := range perPeerFailures {
+		if strings.HasPrefix(msg, m) {
+			return min(level, slog.LevelDebug)
+		}
+	}
+	if strings.HasPrefix(msg, "failed to decode incoming command:") || strings.HasPrefix(msg, "failed to flush response:") ||
+		strings.HasPrefix(msg, "failed to accept connection:") {
+		for _, c := range closedConn {
+			if strings.Contains(msg, c) {
+				return min(level, slog.LevelDebug)
+			}
+		}
+	}
+	return level
 }
 
 // await returns the outcome of an Apply or Barrier future, or
