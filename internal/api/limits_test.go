@@ -484,3 +484,39 @@ func TestWatchSlowClient(t *testing.T) {
 	}
 	t.Logf("%d of %d events reached the watcher before its watch ended", events, writes)
 }
+
+// TestEvictionRefusalCounted: an eviction a PodDisruptionBudget holds back
+// (here: one the disruption controller has not processed yet) is kube's
+// 429, counted under reason disruption-budget; the pod stays.
+func TestEvictionRefusalCounted(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s := newReadServer(t, func(c *api.Config) { c.Metrics = reg })
+	s.create(t, "/api/v1/namespaces/read/serviceaccounts", `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}}`)
+	s.create(t, "/api/v1/namespaces/read/pods",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"app":"budget"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`)
+	// A pod that is not running would be deleted whatever the budget.
+	code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/pods/p", "", "")
+	var pod map[string]any
+	if err := json.Unmarshal(b, &pod); code != http.StatusOK || err != nil {
+		t.Fatalf("get pod: %d %v %s", code, err, b)
+	}
+	pod["status"] = map[string]any{"phase": "Running"}
+	running, _ := json.Marshal(pod)
+	if code, _, b := s.do(t, http.MethodPut, "/api/v1/namespaces/read/pods/p/status", "", string(running)); code != http.StatusOK {
+		t.Fatalf("pod status: %d %s", code, b)
+	}
+	s.create(t, "/apis/policy/v1/namespaces/read/poddisruptionbudgets",
+		`{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"b"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"budget"}}}}`)
+	code, _, b = s.do(t, http.MethodPost, "/api/v1/namespaces/read/pods/p/eviction", "",
+		`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"}}`)
+	if code != http.StatusTooManyRequests || !strings.Contains(string(b), "is still being processed") {
+		t.Fatalf("eviction: %d %s, want 429 while the budget is not processed", code, b)
+	}
+	if code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/pods/p", "", ""); code != http.StatusOK {
+		t.Errorf("the pod after a refused eviction: %d %s", code, b)
+	}
+	got := refusedCounts(t, reg)
+	if got["disruption-budget"] != 1 || got["max-requests-inflight"]+got["max-mutating-requests-inflight"]+got["max-watches-inflight"] != 0 {
+		t.Errorf("litek8s_api_refused_requests_total %v, want one disruption-budget refusal", got)
+	}
+}
