@@ -29,9 +29,9 @@ func TestExtrasDefaults(t *testing.T) {
 	if len(spec.InitContainers) != 0 || len(spec.Containers) != 1 {
 		t.Errorf("defaults: %d init containers, %d containers; want 0 and 1", len(spec.InitContainers), len(spec.Containers))
 	}
-	if u := sts.Spec.UpdateStrategy; u.Type != appsv1.RollingUpdateStatefulSetStrategyType ||
-		u.RollingUpdate == nil || u.RollingUpdate.Partition == nil || *u.RollingUpdate.Partition != 0 {
-		t.Errorf("defaults: updateStrategy %+v, want RollingUpdate with partition 0", u)
+	// Partition 0 is the API's default: left out, as before.
+	if u := sts.Spec.UpdateStrategy; u.Type != appsv1.RollingUpdateStatefulSetStrategyType || u.RollingUpdate != nil {
+		t.Errorf("defaults: updateStrategy %+v, want RollingUpdate without rollingUpdate", u)
 	}
 	cfg := nodeConfig(t, ms.configMap(t, "lk-litek8s-config"))
 	for _, k := range []string{"anonymous-auth", "max-requests-inflight", "max-mutating-requests-inflight",
@@ -44,6 +44,21 @@ func TestExtrasDefaults(t *testing.T) {
 		if strings.HasPrefix(a, "--token-auth-file") {
 			t.Errorf("defaults pass %s", a)
 		}
+	}
+}
+
+// `helm upgrade --reuse-values` from a release of the chart before these
+// values keeps that release's values, without the new keys: the chart
+// still renders, as with the defaults.
+func TestExtrasMissingAfterReuseValues(t *testing.T) {
+	h := newHelm(t)
+	ms := h.template(chartDir(t), "--skip-schema-validation", "--set", "updateStrategy=null", "--set", "tokenAuth=null",
+		"--set", "limits=null", "--set", "networkPolicy=null", "--set", "backup=null")
+	if u := ms.statefulSet(t).Spec.UpdateStrategy; u.Type != appsv1.RollingUpdateStatefulSetStrategyType {
+		t.Errorf("updateStrategy %+v, want RollingUpdate", u)
+	}
+	if n := len(ms.ofKind("CronJob")) + len(ms.ofKind("NetworkPolicy")); n != 0 {
+		t.Errorf("%d CronJobs and NetworkPolicies without their values", n)
 	}
 }
 

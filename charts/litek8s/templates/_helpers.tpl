@@ -117,13 +117,13 @@ tls-reload-interval: {{ .Values.tls.reloadInterval | quote }}
 anonymous-auth: {{ .Values.anonymousAuth }}
 {{- end }}
 {{- range $key, $flag := dict "maxRequestsInflight" "max-requests-inflight" "maxMutatingRequestsInflight" "max-mutating-requests-inflight" "maxWatchesInflight" "max-watches-inflight" "maxObjectSizeBytes" "max-object-size-bytes" }}
-{{- $v := index $.Values.limits $key }}
+{{- $v := index ($.Values.limits | default dict) $key }}
 {{- if not (kindIs "invalid" $v) }}
 {{ $flag }}: {{ int64 $v }}
 {{- end }}
 {{- end }}
 {{- range $key, $flag := dict "requestTimeout" "request-timeout" "minRequestTimeout" "min-request-timeout" }}
-{{- with index $.Values.limits $key }}
+{{- with index ($.Values.limits | default dict) $key }}
 {{ $flag }}: {{ . | quote }}
 {{- end }}
 {{- end }}
