@@ -64,6 +64,9 @@ func (s *Server) evict(w http.ResponseWriter, r *http.Request, q *request) error
 			return nil, err
 		}
 		if err := s.evictPod(r.Context(), q, del); err != nil {
+			if apierrors.IsTooManyRequests(err) {
+				s.metrics.refuse(refusedDisruptionBudget)
+			}
 			return nil, err
 		}
 		return createdStatus()

@@ -122,7 +122,8 @@ func errTooLarge(limit int64) error {
 
 // limit applies Limits to every request but the exempt ones: a request
 // over its class's in-flight limit gets 429 (counted with atomics: no lock
-// on the path of every request), a body over the limit 413 (from
+// on the path of every request; litek8s_api_refused_requests_total counts
+// the refusals), a body over the limit 413 (from
 // Content-Length before anything is read, else while reading), and a
 // request that is not a watch a deadline (watches end at their
 // timeoutSeconds or MinRequestTimeout: watch.go). The deadline is the
@@ -142,6 +143,7 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		if max[class] > 0 && r.Context().Value(localKey{}) == nil {
 			if n := inflight[class].Add(1); n > max[class] {
 				inflight[class].Add(-1)
+				s.metrics.refuse(refusedFor(class))
 				s.writeError(w, r, errTooManyRequests)
 				return
 			}

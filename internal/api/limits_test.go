@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/litek8s/litek8s/internal/api"
 	"github.com/litek8s/litek8s/internal/member/membertest"
 	"github.com/litek8s/litek8s/internal/raftstore"
@@ -134,9 +136,16 @@ func TestObjectSizeLimit(t *testing.T) {
 // requests of the member's own controllers still get through.
 func TestInflightLimits(t *testing.T) {
 	var local http.Handler
+	reg := prometheus.NewRegistry()
 	s := newReadServer(t, func(c *api.Config) {
 		c.Limits.MaxRequestsInflight, c.Limits.MaxMutatingRequestsInflight, c.Limits.MaxWatchesInflight = 1, 1, 2
+		c.Metrics = reg
 	})
+	// Every reason is exported at 0 before anything is refused.
+	if got := refusedCounts(t, reg); len(got) != 4 || got["max-requests-inflight"]+got["max-mutating-requests-inflight"]+
+		got["max-watches-inflight"]+got["disruption-budget"] != 0 {
+		t.Errorf("litek8s_api_refused_requests_total before any refusal: %v", got)
+	}
 	local = s.api.LocalOnly()
 	const want429 = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Too many requests, please try again later.","reason":"TooManyRequests","details":{"retryAfterSeconds":1},"code":429}`
 	check429 := func(what, method, target, body string) {
@@ -265,6 +274,41 @@ func TestInflightLimits(t *testing.T) {
 	if code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/configmaps/refused", "", ""); code != http.StatusNotFound {
 		t.Errorf("the refused create: %d %s", code, b)
 	}
+	// Each class's refusals are counted under its limit's flag (at least
+	// the ones checked above; the probes may have been refused more).
+	got := refusedCounts(t, reg)
+	for reason, least := range map[string]float64{"max-requests-inflight": 2, "max-mutating-requests-inflight": 2, "max-watches-inflight": 1} {
+		if got[reason] < least {
+			t.Errorf("litek8s_api_refused_requests_total{reason=%q} = %v, want at least %v (all: %v)", reason, got[reason], least, got)
+		}
+	}
+	if got["disruption-budget"] != 0 {
+		t.Errorf("no eviction was refused, yet: %v", got)
+	}
+}
+
+// refusedCounts reads litek8s_api_refused_requests_total from reg, by
+// reason.
+func refusedCounts(tb testing.TB, reg prometheus.Gatherer) map[string]float64 {
+	tb.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "litek8s_api_refused_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "reason" {
+					out[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return out
 }
 
 func body0(s string) io.Reader {
@@ -439,4 +483,40 @@ func TestWatchSlowClient(t *testing.T) {
 		t.Errorf("ERROR event %s\nwant %s", last, want)
 	}
 	t.Logf("%d of %d events reached the watcher before its watch ended", events, writes)
+}
+
+// TestEvictionRefusalCounted: an eviction a PodDisruptionBudget holds back
+// (here: one the disruption controller has not processed yet) is kube's
+// 429, counted under reason disruption-budget; the pod stays.
+func TestEvictionRefusalCounted(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s := newReadServer(t, func(c *api.Config) { c.Metrics = reg })
+	s.create(t, "/api/v1/namespaces/read/serviceaccounts", `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"default"}}`)
+	s.create(t, "/api/v1/namespaces/read/pods",
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"app":"budget"}},"spec":{"containers":[{"name":"c","image":"i"}]}}`)
+	// A pod that is not running would be deleted whatever the budget.
+	code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/pods/p", "", "")
+	var pod map[string]any
+	if err := json.Unmarshal(b, &pod); code != http.StatusOK || err != nil {
+		t.Fatalf("get pod: %d %v %s", code, err, b)
+	}
+	pod["status"] = map[string]any{"phase": "Running"}
+	running, _ := json.Marshal(pod)
+	if code, _, b := s.do(t, http.MethodPut, "/api/v1/namespaces/read/pods/p/status", "", string(running)); code != http.StatusOK {
+		t.Fatalf("pod status: %d %s", code, b)
+	}
+	s.create(t, "/apis/policy/v1/namespaces/read/poddisruptionbudgets",
+		`{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"b"},"spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"budget"}}}}`)
+	code, _, b = s.do(t, http.MethodPost, "/api/v1/namespaces/read/pods/p/eviction", "",
+		`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"}}`)
+	if code != http.StatusTooManyRequests || !strings.Contains(string(b), "is still being processed") {
+		t.Fatalf("eviction: %d %s, want 429 while the budget is not processed", code, b)
+	}
+	if code, _, b := s.do(t, http.MethodGet, "/api/v1/namespaces/read/pods/p", "", ""); code != http.StatusOK {
+		t.Errorf("the pod after a refused eviction: %d %s", code, b)
+	}
+	got := refusedCounts(t, reg)
+	if got["disruption-budget"] != 1 || got["max-requests-inflight"]+got["max-mutating-requests-inflight"]+got["max-watches-inflight"] != 0 {
+		t.Errorf("litek8s_api_refused_requests_total %v, want one disruption-budget refusal", got)
+	}
 }

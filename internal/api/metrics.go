@@ -37,6 +37,11 @@ type metrics struct {
 	longrunning *prometheus.GaugeVec     // verb, group, version, resource, scope
 	watchEvents *prometheus.CounterVec   // group, version, resource
 	forwarded   *prometheus.CounterVec   // code
+	// refused are the requests answered 429, by reason: the in-flight
+	// limits by requestClass (refused before they are served, so not in
+	// apiserver_request_total), then evictions a disruption budget held
+	// back (in apiserver_request_total too, code 429).
+	refused [refusedReasons]prometheus.Counter
 
 	mu     sync.Mutex                          // serialises writers of routes
 	routes atomic.Pointer[map[routeKey]*route] // copied on write, read without a lock
@@ -79,10 +84,48 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Writes this member relayed to the leader, by the answer's HTTP code (503: the leader could not be reached; 500: the connection to it broke, outcome unknown)."},
 			[]string{"code"}),
 	}
+	refused := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "litek8s_api_refused_requests_total",
+		Help: "Requests answered 429 Too Many Requests, by reason: the in-flight limit that was full (max-requests-inflight, max-mutating-requests-inflight, max-watches-inflight) or disruption-budget (an eviction a PodDisruptionBudget held back)."},
+		[]string{"reason"})
+	for i, reason := range refusedReasonNames {
+		// Every reason exists from the start at 0, so that rate() sees
+		// the first refusal.
+		m.refused[i] = refused.WithLabelValues(reason)
+	}
 	empty := map[routeKey]*route{}
 	m.routes.Store(&empty)
-	reg.MustRegister(m.requests, m.durations, inflight, m.longrunning, m.watchEvents, m.forwarded)
+	reg.MustRegister(m.requests, m.durations, inflight, m.longrunning, m.watchEvents, m.forwarded, refused)
 	return m
+}
+
+// refusedReason is litek8s_api_refused_requests_total's reason: the
+// in-flight limits in requestClass order, then the eviction's.
+type refusedReason int
+
+const (
+	refusedReadOnly refusedReason = iota // classReadOnly
+	refusedMutating                      // classMutating
+	refusedWatch                         // classWatch
+	refusedDisruptionBudget
+	refusedReasons
+)
+
+// refusedReasonNames are the reason label values: the flags that set the
+// in-flight limits, and disruption-budget.
+var refusedReasonNames = [refusedReasons]string{
+	"max-requests-inflight", "max-mutating-requests-inflight", "max-watches-inflight", "disruption-budget",
+}
+
+// refusedFor is the reason of a request of class refused for its
+// in-flight limit.
+func refusedFor(class requestClass) refusedReason { return refusedReason(class) }
+
+// refuse counts one request answered 429 for reason (nothing without
+// metrics).
+func (m *metrics) refuse(reason refusedReason) {
+	if m != nil {
+		m.refused[reason].Inc()
+	}
 }
 
 // routeKey identifies a route's labels. sub and scope are constants (the

@@ -12,10 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/litek8s/litek8s/internal/member/adminapi"
@@ -58,7 +60,7 @@ func TestStatefulSetAsProcesses(t *testing.T) {
 	kubectlPath(t)
 	h := newHelm(t)
 	ms := h.template(chartDir(t), "--set", "leaderService.enabled=false", "--set", "kubernetesAPI.peerPodIPs=false",
-		"--set", "kubernetesAPI.removeScaledDownMembers=false")
+		"--set", "kubernetesAPI.removeScaledDownMembers=false", "--set", "backup.enabled=true", "--set", "backup.keep=2")
 	sts := ms.statefulSet(t)
 	n := int(*sts.Spec.Replicas)
 	if n != 3 {
@@ -209,6 +211,11 @@ func TestStatefulSetAsProcesses(t *testing.T) {
 		t.Fatalf("the helm test's ctl health: %v\n%s", err, out)
 	}
 
+	// The backup CronJob's Pod, three times: each run saves a backup
+	// through the client Service and keeps the newest two.
+	runBackups(t, ms, sts.Namespace, hostMap{names: map[string]string{clientHost: ips[(leader+1)%n]}, ports: ports,
+		bins: map[string]string{"node": nodeBin, "ctl": ctlBin, "sh": "/bin/sh"}}, root, ctlBin)
+
 	// NOTES.txt: the admin kubeconfig from ctl kubeconfig.
 	kc, err := ctl(procs[0], "kubeconfig")
 	if err != nil {
@@ -325,4 +332,68 @@ func scrape(t *testing.T, url string) error {
 		return fmt.Errorf("GET %s: %s, %d bytes without litek8s_raft_state", url, resp.Status, len(b))
 	}
 	return nil
+}
+
+// runBackups runs the backup CronJob's Pod of ms three times, as the
+// kubelet would: its init container (ctl snapshot save through the client
+// Service, with the Secret's admin token and CA), then its shell container
+// (name the file, keep the newest backup.keep). The PVC is a directory
+// that every run shares. Each backup left must pass ctl snapshot inspect,
+// and only the newest backup.keep may be left.
+func runBackups(t *testing.T, ms manifests, namespace string, m hostMap, root, ctlBin string) {
+	t.Helper()
+	cj := ms.get(t, "CronJob", release+"-litek8s-backup").typed.(*batchv1.CronJob)
+	spec := cj.Spec.JobTemplate.Spec.Template.Spec.DeepCopy()
+	for i := range spec.Volumes {
+		if spec.Volumes[i].PersistentVolumeClaim != nil {
+			spec.Volumes[i].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+		}
+	}
+	keep, err := strconv.Atoi(envVar(spec.Containers[0].Env, "KEEP").Value)
+	if err != nil || len(spec.InitContainers) != 1 || len(spec.Containers) != 1 {
+		t.Fatalf("backup Pod: KEEP %v, %d init containers, %d containers", err, len(spec.InitContainers), len(spec.Containers))
+	}
+	const pod = "backup" // one directory for every run: the PVC
+	var names []string
+	for run := range 3 {
+		if run > 0 {
+			time.Sleep(1100 * time.Millisecond) // the names have a second's resolution
+		}
+		for _, c := range []corev1.Container{spec.InitContainers[0], spec.Containers[0]} {
+			one := *spec
+			one.InitContainers, one.Containers = nil, []corev1.Container{c}
+			p := podProcess(t, ms, one, nil, pod, namespace, m, root)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			cmd := exec.CommandContext(ctx, p.path, p.args...)
+			cmd.Env, cmd.Dir = p.env, p.dir
+			out, err := cmd.CombinedOutput()
+			cancel()
+			if err != nil {
+				t.Fatalf("backup run %d, container %s: %v\n%s", run, c.Name, err, out)
+			}
+			t.Logf("backup run %d, %s: %s", run, c.Name, strings.TrimSpace(string(out)))
+			if c.Name == spec.Containers[0].Name {
+				name, _, _ := strings.Cut(strings.TrimPrefix(string(out), "saved "), "\n")
+				names = append(names, name)
+			}
+		}
+	}
+	dir := filepath.Join(root, pod, "volumes", "backup")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := names[len(names)-keep:]; !slices.Equal(left, want) {
+		t.Fatalf("backups left %v, want the newest %d of %v", left, keep, names)
+	}
+	for _, f := range left {
+		out, err := exec.CommandContext(t.Context(), ctlBin, "snapshot", "inspect", "-o", "json", filepath.Join(dir, f)).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), `"objects"`) {
+			t.Errorf("ctl snapshot inspect %s: %v\n%s", f, err, out)
+		}
+	}
 }

@@ -21,7 +21,12 @@ var (
 	rulesPath     = filepath.Join(root, "charts", "litek8s", "rules", "litek8s.rules.yaml")
 	rulesTestPath = filepath.Join(root, "charts", "litek8s", "rules", "litek8s.rules.test.yaml")
 	contractPath  = filepath.Join(root, "docs", "metrics.md")
+	readmePath    = filepath.Join(root, "README.md")
 )
+
+// runbookBase is where every alert's runbook_url points: the README's
+// "Alerts" table, at the anchor of the alert's name in lower case.
+const runbookBase = "https://github.com/litek8s/litek8s/blob/main/README.md#"
 
 // dashboard is the part of a Grafana dashboard the tests read.
 type dashboard struct {
@@ -345,7 +350,7 @@ func TestSeriesInContract(t *testing.T) {
 		"apiserver_storage_objects", "litek8s_store_watchers", "workqueue_depth",
 		"process_resident_memory_bytes", "go_memstats_heap_inuse_bytes",
 		"litek8s_raft_snapshot_failures_total", "litek8s_raft_bolt_freelist_bytes", "litek8s_raft_ready",
-		"litek8s_certificate_expiry_timestamp_seconds",
+		"litek8s_certificate_expiry_timestamp_seconds", "litek8s_api_refused_requests_total", "litek8s_raft_bolt_file_bytes",
 	} {
 		if _, ok := used[name]; !ok {
 			t.Errorf("neither the dashboard nor the rules use %s", name)
@@ -429,19 +434,49 @@ func TestDashboard(t *testing.T) {
 	}
 }
 
-// TestAlerts: every alert says how bad it is and what to do, and
-// litek8s.rules.test.yaml has a case in which it fires.
+// alertsSection returns the README's "### Alerts" section.
+func alertsSection(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n### Alerts\n")
+	if !ok {
+		t.Fatalf("%s has no \"### Alerts\" section", readmePath)
+	}
+	if i := strings.Index(section, "\n## "); i >= 0 {
+		section = section[:i]
+	}
+	return section
+}
+
+// TestAlerts: every alert says how bad it is and what to do, links its
+// runbook (an anchor of the README's Alerts table), and
+// litek8s.rules.test.yaml has a case in which it fires and one in which
+// it does not: an alert added without tests fails here.
 func TestAlerts(t *testing.T) {
 	var tests ruleTests
 	loadYAML(t, rulesTestPath, &tests, false)
-	fires := map[string]bool{}
+	fires, quiet := map[string]bool{}, map[string]bool{}
+	clusterDownWithoutJob := false
 	for _, tc := range tests.Tests {
 		for _, at := range tc.AlertRuleTest {
-			if len(at.ExpAlerts) > 0 {
+			if len(at.ExpAlerts) == 0 {
+				quiet[at.Alertname] = true
+			}
+			for _, a := range at.ExpAlerts {
 				fires[at.Alertname] = true
+				if _, ok := a.ExpLabels["job"]; at.Alertname == "Litek8sClusterDown" && !ok {
+					clusterDownWithoutJob = true
+				}
 			}
 		}
 	}
+	if !clusterDownWithoutJob {
+		t.Errorf("%s: no case in which Litek8sClusterDown fires through absent() (all members down: no job label)", rulesTestPath)
+	}
+	readme := alertsSection(t)
 	alerts := map[string]bool{}
 	for _, r := range loadRules(t) {
 		if r.Alert == "" {
@@ -460,11 +495,22 @@ func TestAlerts(t *testing.T) {
 		if !fires[r.Alert] {
 			t.Errorf("%s: no promtool test in %s in which it fires", r.Alert, rulesTestPath)
 		}
+		if !quiet[r.Alert] {
+			t.Errorf("%s: no promtool test in %s in which it does not fire (exp_alerts: [])", r.Alert, rulesTestPath)
+		}
+		anchor := strings.ToLower(r.Alert)
+		if got := r.Annotations["runbook_url"]; got != runbookBase+anchor {
+			t.Errorf("%s: runbook_url %q, want %q", r.Alert, got, runbookBase+anchor)
+		}
+		if !strings.Contains(readme, `<a id="`+anchor+`"></a>`) || !strings.Contains(readme, "`"+r.Alert+"`") {
+			t.Errorf("%s: the README's Alerts table has no row with <a id=%q></a>", r.Alert, anchor)
+		}
 	}
 	for _, want := range []string{"Litek8sNoLeader", "Litek8sLeaderChangesTooOften", "Litek8sMemberLaggingEntries",
 		"Litek8sMemberLaggingSeconds", "Litek8sApplyLatencyHigh", "Litek8sCommitLatencyHigh", "Litek8sSnapshotFailing",
 		"Litek8sFreelistGrowing", "Litek8sMemberNotReady", "Litek8sMemberDown",
-		"Litek8sCertificateExpiringSoon"} {
+		"Litek8sCertificateExpiringSoon", "Litek8sClusterDown", "Litek8sMemberUnreachable", "Litek8sAPIErrorsHigh",
+		"Litek8sAPILatencyHigh", "Litek8sRequestsRefused", "Litek8sDatabaseGrowing"} {
 		if !alerts[want] {
 			t.Errorf("alert %s is missing", want)
 		}

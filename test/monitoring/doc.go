@@ -6,8 +6,9 @@
 //   - every series a dashboard query or a rule names is in the contract
 //     (or is a recording rule of the rules file); the dashboard is a
 //     well-formed Grafana dashboard with a datasource and a member
-//     variable; every alert has a severity, a summary and a description,
-//     and a promtool unit test in which it fires;
+//     variable; every alert has a severity, a summary, a description and
+//     a runbook_url (its anchor in the README's Alerts table), and
+//     promtool unit tests in which it fires and in which it does not;
 //   - `promtool check rules` and `promtool test rules` pass, and every
 //     dashboard query parses (checked by promtool as a recording rule);
 //   - a real Prometheus scraping three member processes under load has
@@ -16,5 +17,6 @@
 //     say about any member's /metrics.
 //
 // promtool and prometheus come from Debian's prometheus package (.ci/run
-// installs it); the tests that need them skip when they are missing.
+// installs it); the tests that need them skip when they are missing, or
+// fail when CI=true.
 package monitoring

@@ -12,12 +12,16 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// lookPath returns the path of the Prometheus tool name, skipping the test
-// when it is not installed (.ci/run installs Debian's prometheus package).
+// lookPath returns the path of the Prometheus tool name. When it is not
+// installed the test is skipped, or fails under CI=true (.ci/run installs
+// Debian's prometheus package: a missing tool there is a broken run).
 func lookPath(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not installed (apt-get install prometheus), and CI=true: %v", name, err)
+		}
 		t.Skipf("%s not installed (apt-get install prometheus): %v", name, err)
 	}
 	return p

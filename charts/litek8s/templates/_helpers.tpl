@@ -115,6 +115,20 @@ tls-cert-file: /etc/litek8s-tls/tls.crt
 tls-private-key-file: /etc/litek8s-tls/tls.key
 tls-reload-interval: {{ .Values.tls.reloadInterval | quote }}
 {{- end }}
+{{- if not (kindIs "invalid" .Values.anonymousAuth) }}
+anonymous-auth: {{ .Values.anonymousAuth }}
+{{- end }}
+{{- range $key, $flag := dict "maxRequestsInflight" "max-requests-inflight" "maxMutatingRequestsInflight" "max-mutating-requests-inflight" "maxWatchesInflight" "max-watches-inflight" "maxObjectSizeBytes" "max-object-size-bytes" }}
+{{- $v := index ($.Values.limits | default dict) $key }}
+{{- if not (kindIs "invalid" $v) }}
+{{ $flag }}: {{ int64 $v }}
+{{- end }}
+{{- end }}
+{{- range $key, $flag := dict "requestTimeout" "request-timeout" "minRequestTimeout" "min-request-timeout" }}
+{{- with index ($.Values.limits | default dict) $key }}
+{{ $flag }}: {{ . | quote }}
+{{- end }}
+{{- end }}
 hostname:
 {{- $fullname := include "litek8s.fullname" . }}
 {{- $services := list $fullname }}
@@ -152,4 +166,19 @@ httpGet:
   port: api
   scheme: HTTPS
 {{ toYaml .timing }}
+{{- end }}
+
+{{/*
+The backup Job's Pod labels: not the members' selector labels, so that
+no Service selects a backup Pod.
+*/}}
+{{- define "litek8s.backupSelectorLabels" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: backup
+app.kubernetes.io/part-of: litek8s
+{{- end }}
+
+{{/* The backup PVC's name: backup.persistence.existingClaim or <fullname>-backup. */}}
+{{- define "litek8s.backupClaim" -}}
+{{- default (printf "%s-backup" (include "litek8s.fullname" .)) .Values.backup.persistence.existingClaim }}
 {{- end }}
