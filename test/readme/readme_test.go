@@ -437,7 +437,8 @@ func substitute(text string, ports map[string]string, tmpDir string) string {
 
 // blockEnv is the blocks' environment: the test's, with HOME, KUBECONFIG
 // and TMPDIR in tmp, Go's caches where they are (so the module cache is
-// not downloaded again), and the default node addresses on free ports.
+// not downloaded again), -trimpath, and the default node addresses on free
+// ports.
 func blockEnv(t *testing.T, tmp string, ports map[string]string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -453,7 +454,14 @@ func blockEnv(t *testing.T, tmp string, ports map[string]string) []string {
 		if err != nil {
 			t.Fatalf("go env %s: %v", k, err)
 		}
-		env = append(env, k+"="+strings.TrimSpace(string(out)))
+		v := strings.TrimSpace(string(out))
+		if k == "GOFLAGS" {
+			// Without -trimpath the build cache keys every package of the
+			// copy by its directory, a new one each run: every run would
+			// compile the module again.
+			v = strings.TrimSpace(v + " -trimpath")
+		}
+		env = append(env, k+"="+v)
 	}
 	home := filepath.Join(tmp, "home")
 	for _, d := range []string{home, filepath.Join(tmp, "tmp")} {
