@@ -16,7 +16,7 @@
 //	                                    PATH, and each TestX in PATH's tests, must
 //	                                    exist
 //
-// run markers take timeout=DURATION (default 4m) for each block. A block
+// run markers take timeout=DURATION (default 6m) for each block. A block
 // without a marker, or a marker without a block, fails the test.
 //
 // The blocks run with `bash -e` (a failing command fails the block; a

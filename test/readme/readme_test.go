@@ -60,7 +60,7 @@ func parse(readme string) ([]block, []error) {
 		if lang != "sh" {
 			continue
 		}
-		b := block{line: start + 1, text: strings.Join(body, "\n") + "\n", timeout: 4 * time.Minute}
+		b := block{line: start + 1, text: strings.Join(body, "\n") + "\n", timeout: 6 * time.Minute}
 		if start > 0 {
 			if m := markerRe.FindStringSubmatch(strings.TrimSpace(lines[start-1])); m != nil {
 				b.marker = m[1]
@@ -324,14 +324,20 @@ func runSession(t *testing.T, tmp, repo, name string, blocks []block, ports map[
 		if _, err := fmt.Fprintf(stdin, "source %s </dev/null\necho done >&3\n", file); err != nil {
 			t.Fatalf("README.md:%d: writing to the shell: %v", b.line, err)
 		}
+		timeout := b.timeout
+		if d, ok := t.Deadline(); ok && time.Until(d)-time.Minute < timeout {
+			// Fail while there is time to stop the group: a test binary
+			// killed by -timeout leaves the blocks' members running.
+			timeout = max(time.Until(d)-time.Minute, time.Second)
+		}
 		var failure string
 		select {
 		case <-done:
 		case err := <-exited:
 			exited <- err // for the deferred wait
 			failure = fmt.Sprintf("failed (shell exited: %v)", err)
-		case <-time.After(b.timeout):
-			failure = fmt.Sprintf("did not finish within %v", b.timeout)
+		case <-time.After(timeout):
+			failure = fmt.Sprintf("did not finish within %v", timeout)
 		}
 		if failure != "" {
 			out, _ := os.ReadFile(logPath)
