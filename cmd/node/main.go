@@ -98,10 +98,43 @@ func run(args []string) error {
 
 // loadConfig binds flags, LITEK8S_* env and the config file into viper.
 func loadConfig(args []string) (*viper.Viper, error) {
+	fs := flagSet()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err}
+	}
+	if printVersion, _ := fs.GetBool("version"); printVersion {
+		return nil, errVersion
+	}
+	if fs.NArg() > 0 {
+		return nil, usageError{fmt.Errorf("unexpected argument %q: node takes only flags (see node --help)", fs.Arg(0))}
+	}
+	v := viper.New()
+	v.SetEnvPrefix("LITEK8S")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	v.AutomaticEnv()
+	if err := v.BindPFlags(fs); err != nil {
+		return nil, err
+	}
+	if f := v.GetString("config"); f != "" {
+		if err := readConfigFile(v, f, fs); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// flagSet defines every flag of node, in the order `node --help` and
+// README's Configuration table (generated from it: TestREADMEFlagTable)
+// list them. The usage strings are that table's descriptions.
+func flagSet() *pflag.FlagSet {
 	def := member.DefaultConfig()
 	fs := pflag.NewFlagSet("node", pflag.ContinueOnError)
+	fs.SortFlags = false
 	fs.String("config", "", "config file (yaml, json or toml)")
-	printVersion := fs.Bool("version", false, "print the version and exit")
+	fs.Bool("version", false, "print the version and exit")
 	fs.String("id", def.ID, "member ID, stable across restarts")
 	fs.String("data-dir", def.DataDir, "data directory (raft.db, snapshots/, tls/, kubeconfig)")
 	fs.String("api-addr", def.APIAddr, "HTTPS API listen address (port 0 picks one)")
@@ -113,9 +146,9 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.String("join-token", "", "the cluster's join token (<data-dir>/tls/join-token of a member); "+
 		"a member that bootstraps a cluster makes it the cluster's (default: a random one)")
 	fs.String("ca-hash", "", "sha256:<hex> of the cluster CA (members log it): a first join verifies the member it joins through with it")
-	fs.String("ca-cert-file", "", "PEM CA certificate of a cluster this member bootstraps, with --ca-key-file (default: a new CA); joiners receive the cluster's")
+	fs.String("ca-cert-file", "", "PEM CA certificate of a cluster this member bootstraps, with --ca-key-file (default: a new CA, valid 10 years); joiners receive the cluster's")
 	fs.String("ca-key-file", "", "PEM private key of --ca-cert-file")
-	fs.String("tls-cert-file", "", "PEM API serving certificate (the leaf, then its intermediates) served to clients instead of the member certificate, with --tls-private-key-file; read again every --tls-reload-interval and on `ctl certs rotate`")
+	fs.String("tls-cert-file", "", "PEM API serving certificate (the leaf, then its intermediates) served to clients instead of the member certificate, with --tls-private-key-file; read again every --tls-reload-interval and on ctl certs rotate")
 	fs.String("tls-private-key-file", "", "PEM private key of --tls-cert-file")
 	fs.Duration("tls-reload-interval", def.CertReloadInterval, "how often --tls-cert-file and --tls-private-key-file are read again (a changed, valid pair serves new connections)")
 	fs.Duration("cert-validity", def.CertValidity, "lifetime of the member certificate this member issues itself (renewed at 2/3 of it, without a restart); shorten only to test renewal (minimum 1m)")
@@ -149,16 +182,18 @@ func loadConfig(args []string) (*viper.Viper, error) {
 	fs.Int("audit-log-maxbackup", 0, "rotated audit log files kept (0: all, within --audit-log-maxage)")
 	fs.Int("audit-log-maxage", 0, "days rotated audit log files are kept (0: no limit)")
 	fs.Int("max-requests-inflight", def.Limits.MaxRequestsInflight,
-		"read-only requests served at once; more get 429 (0: no limit)")
+		"read-only requests served at once (kube's flag); more get 429 with Retry-After: 1 (0: no limit). "+
+			"Health paths, member-to-member traffic and the member's own controllers are never refused")
 	fs.Int("max-mutating-requests-inflight", def.Limits.MaxMutatingRequestsInflight,
-		"writes served at once; more get 429 (0: no limit)")
-	fs.Int("max-watches-inflight", def.Limits.MaxWatchesInflight, "open watches; more get 429 (0: no limit)")
+		"writes served at once (kube's flag); more get 429 (0: no limit)")
+	fs.Int("max-watches-inflight", def.Limits.MaxWatchesInflight, "open watches (kube counts none); more get 429 (0: no limit)")
 	fs.Duration("request-timeout", def.Limits.RequestTimeout,
-		"deadline of every request but watches (?timeout= may shorten it); past it 504")
+		"deadline of every request but watches (kube's flag; ?timeout= may shorten it); past it kube's 504")
 	fs.Duration("min-request-timeout", def.Limits.MinRequestTimeout,
-		"a watch without timeoutSeconds ends after a random time between this and twice this")
+		"a watch without timeoutSeconds ends after a random time between this and twice this (kube's flag)")
 	fs.Int("max-object-size-bytes", def.Limits.MaxObjectBytes,
-		"largest object stored, as encoded; a write that makes a larger one gets 413")
+		"largest object stored, as encoded (etcd's default request limit); a write that makes a larger one gets 413 "+
+			"RequestEntityTooLarge (request bodies are limited to kube's 3 MiB)")
 	fs.Duration("release-startup-memory", 3*time.Second,
 		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched (0: never)")
 	fs.Bool("kubernetes-peers", false, "in a Kubernetes StatefulSet: dial peers' names <pod>.<domain of --api-advertise> at their Pods' IPs, "+
@@ -168,34 +203,11 @@ func loadConfig(args []string) (*viper.Viper, error) {
 		"whose ordinal the StatefulSet no longer has (needs RBAC to get the StatefulSet)")
 	fs.String("leader-label", "", "in Kubernetes: label this member's own Pod KEY=true while it leads (needs POD_NAMESPACE, POD_NAME and RBAC to patch it)")
 	fs.Int("simulated-nodes", def.Controllers.Scheduling.SimNodes.Count,
-		"simulated nodes the leader registers and runs pods on (sim-node-0, ...; 0: none)")
+		"simulated nodes the leader registers and runs pods on, like KWOK (sim-node-0, ...: 32 cpu, 256Gi, 110 pods, leases; 0: none)")
 	fs.String("simulated-node-taints", "", "taints every simulated node registers with, as kubectl taint writes them: "+
-		"key=value:Effect or key:Effect, comma-separated (e.g. litek8s.io/simulated=true:NoSchedule keeps pods that do not tolerate it off them)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageError{err}
-	}
-	if *printVersion {
-		return nil, errVersion
-	}
-	if fs.NArg() > 0 {
-		return nil, usageError{fmt.Errorf("unexpected argument %q: node takes only flags (see node --help)", fs.Arg(0))}
-	}
-	v := viper.New()
-	v.SetEnvPrefix("LITEK8S")
-	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	v.AutomaticEnv()
-	if err := v.BindPFlags(fs); err != nil {
-		return nil, err
-	}
-	if f := v.GetString("config"); f != "" {
-		if err := readConfigFile(v, f, fs); err != nil {
-			return nil, err
-		}
-	}
-	return v, nil
+		"key=value:Effect or key:Effect, comma-separated (e.g. litek8s.io/simulated=true:NoSchedule keeps pods that do not tolerate it off them); "+
+		"a malformed one is refused at start")
+	return fs
 }
 
 func memberConfig(v *viper.Viper) (member.Config, error) {
