@@ -323,6 +323,11 @@ func TestCtlOperatesCluster(t *testing.T) {
 		if err != nil || !strings.HasPrefix(out, "ID ") || strings.Count(out, "Voter") != 3 {
 			t.Fatalf("members list table: %v\n%s", err, out)
 		}
+		// m3, removed above, is listed with the reason.
+		if _, removed, ok := strings.Cut(out, "\nREMOVED "); !ok || !strings.Contains(removed, "m3 ") ||
+			!strings.Contains(removed, "removed by an administrator") {
+			t.Fatalf("members list table without the removed member m3 and why:\n%s", out)
+		}
 	})
 
 	t.Run("a member that never answers", func(t *testing.T) {

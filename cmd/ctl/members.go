@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -101,7 +102,19 @@ func printMembers(out io.Writer, o *options, l adminapi.MemberList) error {
 		for i, m := range l.Members {
 			rows[i] = []string{m.ID, orDash(m.APIURL), m.RaftAddr, m.Suffrage, strconv.FormatBool(m.Leader)}
 		}
-		return writeTable(w, []string{"ID", "API", "RAFT", "SUFFRAGE", "LEADER"}, rows)
+		if err := writeTable(w, []string{"ID", "API", "RAFT", "SUFFRAGE", "LEADER"}, rows); err != nil || len(l.Removed) == 0 {
+			return err
+		}
+		// Members removed from the configuration, and why: by an
+		// administrator, or by the leader's dead-member cleanup.
+		rows = make([][]string, len(l.Removed))
+		for i, r := range l.Removed {
+			rows[i] = []string{r.ID, r.At.UTC().Format(time.RFC3339), r.Reason}
+		}
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		return writeTable(w, []string{"REMOVED", "AT", "REASON"}, rows)
 	})
 }
 
