@@ -3,7 +3,6 @@ package raftstore
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -196,12 +195,7 @@ func (s *Store) recordRemoval(ctx context.Context, r Removal) error {
 	if err != nil {
 		return err
 	}
-	key := kv.Key{Resource: removalsResource, Name: r.ID}
-	_, err = s.Propose(ctx, kv.Write{Op: kv.OpCreate, Key: key, Object: raw})
-	if errors.Is(err, kv.ErrAlreadyExists) {
-		_, err = s.Propose(ctx, kv.Write{Op: kv.OpUpdate, Key: key, Object: raw})
-	}
-	return err
+	return s.put(ctx, kv.Key{Resource: removalsResource, Name: r.ID}, raw)
 }
 
 // Removals returns why and when each member that is no longer in the

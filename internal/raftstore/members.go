@@ -53,8 +53,12 @@ func (s *Store) recordMember(ctx context.Context, m Member) error {
 	if err != nil {
 		return err
 	}
-	key := kv.Key{Resource: membersResource, Name: m.ID}
-	_, err = s.Propose(ctx, kv.Write{Op: kv.OpCreate, Key: key, Object: raw})
+	return s.put(ctx, kv.Key{Resource: membersResource, Name: m.ID}, raw)
+}
+
+// put creates the record at key, or replaces it if it exists. Leader only.
+func (s *Store) put(ctx context.Context, key kv.Key, raw []byte) error {
+	_, err := s.Propose(ctx, kv.Write{Op: kv.OpCreate, Key: key, Object: raw})
 	if errors.Is(err, kv.ErrAlreadyExists) {
 		_, err = s.Propose(ctx, kv.Write{Op: kv.OpUpdate, Key: key, Object: raw})
 	}
