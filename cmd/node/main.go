@@ -176,6 +176,7 @@ func flagSet() *pflag.FlagSet {
 	fs.String("token-auth-file", "", "static bearer tokens, kube's CSV format: token,user,uid,\"group1,group2\"")
 	fs.Bool("anonymous-auth", def.AnonymousAuth,
 		"requests without credentials are system:anonymous, for RBAC to decide (off: 401, except health and /version)")
+	fs.Bool("profiling", def.Profiling, "serve Go's CPU, heap and goroutine profiles under /debug/pprof/ on the API to requests RBAC allows that non-resource URL (kube's flag; cluster-admin has it)")
 	fs.String("audit-policy-file", "", "audit.k8s.io/v1 Policy: which requests the audit log records, at which level (empty: no audit log)")
 	fs.String("audit-log-path", "", "audit log file, JSON lines of audit.k8s.io/v1 Event; - is stdout (needs --audit-policy-file)")
 	fs.Int("audit-log-maxsize", 0, "rotate the audit log at this many megabytes (0: 100)")
@@ -251,6 +252,7 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	cfg.EncryptionProviderConfig = v.GetString("encryption-provider-config")
 	cfg.SourceIP = v.GetString("source-ip")
 	cfg.AnonymousAuth = v.GetBool("anonymous-auth")
+	cfg.Profiling = v.GetBool("profiling")
 	cfg.Audit.PolicyFile = v.GetString("audit-policy-file")
 	cfg.Audit.Path = v.GetString("audit-log-path")
 	cfg.Audit.MaxSizeMB = v.GetInt("audit-log-maxsize")

@@ -56,6 +56,9 @@ type Config struct {
 	MetricsHandler http.Handler
 	// Metrics is where the API registers its collectors (nil: none).
 	Metrics prometheus.Registerer
+	// Profiling serves Go's profiles under /debug/pprof/ (kube's
+	// --profiling) to requests RBAC allows the non-resource URL.
+	Profiling bool
 	// PeerTransport reaches other members' APIs (write forwarding); it must
 	// trust their serving certificates.
 	PeerTransport http.RoundTripper
@@ -220,6 +223,9 @@ func (s *Server) routes(mux *http.ServeMux) error {
 	}
 	if s.cfg.MetricsHandler != nil {
 		mux.Handle("GET /metrics", s.cfg.MetricsHandler)
+	}
+	if s.cfg.Profiling {
+		profiling(mux)
 	}
 	schemas := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.refreshCRDs(r.Context())

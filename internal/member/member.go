@@ -107,6 +107,9 @@ type Config struct {
 	// system:anonymous, for RBAC to decide (kube's --anonymous-auth);
 	// off, they get 401 except on the health paths and /version.
 	AnonymousAuth bool
+	// Profiling serves Go's profiles under /debug/pprof/ on the API to
+	// requests RBAC allows (kube's --profiling).
+	Profiling bool
 	// Limits bound the API's requests in flight, bodies, stored objects
 	// and request times.
 	Limits api.Limits
@@ -130,7 +133,7 @@ const NoKubeconfig = "none"
 
 // DefaultConfig returns the configuration of `node` with no flags.
 func DefaultConfig() Config {
-	return Config{ID: "node-1", DataDir: "data", APIAddr: "127.0.0.1:6443", AnonymousAuth: true,
+	return Config{ID: "node-1", DataDir: "data", APIAddr: "127.0.0.1:6443", AnonymousAuth: true, Profiling: true,
 		Limits: api.DefaultLimits(), Store: raftstore.DefaultConfig(), Controllers: controllers.DefaultConfig(),
 		CertValidity: certs.DefaultValidity, CertReloadInterval: certs.DefaultConfig().ReloadInterval,
 		Logger: slog.Default()}
@@ -434,6 +437,7 @@ func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, 
 	ac := api.DefaultConfig()
 	ac.Token, ac.AdminTokenHash, ac.Internal, ac.PeerTransport, ac.Logger = loopback, sec.AdminTokenHash, m.store.InternalHandler(), rt, m.log
 	ac.Anonymous, ac.MemberOrg, ac.Limits = m.cfg.AnonymousAuth, datadir.MemberOrg, m.cfg.Limits
+	ac.Profiling = m.cfg.Profiling
 	if f := m.cfg.TokenAuthFile; f != "" {
 		tf, err := os.Open(f)
 		if err != nil {
