@@ -49,6 +49,11 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	tuner, err := startMemtune(v, cfg.Logger)
+	if err != nil {
+		return err
+	}
+	defer tuner.Stop()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	var own *pod // the member's Pod, when a flag needs Kubernetes
@@ -197,6 +202,10 @@ func flagSet() *pflag.FlagSet {
 			"RequestEntityTooLarge (request bodies are limited to kube's 3 MiB)")
 	fs.Duration("release-startup-memory", 3*time.Second,
 		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched (0: never)")
+	fs.String("memory-limit", "", "soft limit of the member's memory (Go's GOMEMLIMIT), a quantity such as 512Mi: the collector works harder near it "+
+		"(default: 90% of the container's cgroup memory limit when it has one, else none; 0: none)")
+	fs.String("heap-headroom", "16Mi", "how much the Go heap may grow past its live bytes before a collection once it holds more than that "+
+		"(GOGC lowered down to 10 as the stored objects grow; 0: Go's default GOGC=100, the heap doubles). GOGC in the environment wins")
 	fs.Bool("kubernetes-peers", false, "in a Kubernetes StatefulSet: dial peers' names <pod>.<domain of --api-advertise> at their Pods' IPs, "+
 		"read from the Kubernetes API (needs POD_NAMESPACE, POD_NAME and RBAC to get pods), instead of through DNS, "+
 		"whose negative cache hides Pods that start late")

@@ -52,17 +52,18 @@ func convertObjects(ctx context.Context, res *registry.Resource, objs []*kv.Obje
 // span; the labels, which a conversion may change).
 func converted(o *kv.Object, raw []byte) *kv.Object {
 	c := *o
-	c.Raw, c.BodyStart, c.Cells, c.MetaStart, c.MetaEnd, c.Labels = raw, 0, nil, 0, 0, nil
+	c.Raw, c.BodyStart, c.Cells, c.MetaStart, c.MetaEnd, c.Labels = raw, 0, nil, 0, 0, kv.Labels{}
 	meta := gjson.GetBytes(raw, "metadata")
 	if meta.Index > 0 {
 		c.MetaStart, c.MetaEnd = meta.Index, meta.Index+len(meta.Raw)
 	}
 	if ls := meta.Get("labels"); ls.IsObject() {
-		c.Labels = map[string]string{}
+		var lb kv.LabelsBuilder
 		ls.ForEach(func(k, v gjson.Result) bool {
-			c.Labels[k.String()] = v.String()
+			lb.Add(k.String(), v.String())
 			return true
 		})
+		c.Labels = lb.Labels()
 	}
 	return &c
 }

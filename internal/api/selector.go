@@ -70,7 +70,7 @@ func selectsComputed(p fields.Selector) bool {
 func (s *selector) everything() bool { return s.labels == nil && s.fields == nil }
 
 func (s *selector) matches(obj *kv.Object) bool {
-	if s.labels != nil && !s.labels.Matches(labels.Set(obj.Labels)) {
+	if s.labels != nil && !s.labels.Matches(&obj.Labels) {
 		return false
 	}
 	if s.fields == nil {

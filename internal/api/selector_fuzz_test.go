@@ -61,7 +61,7 @@ func FuzzLabelSelector(f *testing.F) {
 		}
 		set := fuzzLabels(labelText)
 		obj := &kv.Object{Key: kv.Key{Resource: "configmaps", Namespace: "ns", Name: "n"}}
-		obj.Labels = set
+		obj.Labels = kv.LabelsOf(set)
 		got := s.matches(obj)
 		if s.labels == nil {
 			if !got {

@@ -89,7 +89,7 @@ func TestParseFieldSelector(t *testing.T) {
 
 func selectorObject() *kv.Object {
 	obj := &kv.Object{Key: kv.Key{Resource: "pods", Namespace: "ns", Name: "p"}, Raw: []byte(podJSON)}
-	obj.Labels = map[string]string{"app": "web", "tier": "a"}
+	obj.Labels = kv.LabelsOf(map[string]string{"app": "web", "tier": "a"})
 	obj.Fields, obj.Cells = Derive("pods", obj.Raw)
 	return obj
 }

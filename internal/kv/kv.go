@@ -43,8 +43,8 @@ type Cell struct {
 // Derived is what serving needs from an object, computed once when the
 // object is applied so that get, list, watch and Tables never parse it.
 type Derived struct {
-	// Labels of the object (nil when it has none).
-	Labels map[string]string
+	// Labels of the object, packed (see Labels).
+	Labels Labels
 	// Fields holds the values of the field selectors the resource supports
 	// (for example "spec.nodeName"); metadata.name and metadata.namespace are
 	// always available from the Key.

@@ -18,3 +18,6 @@ func Trim() (Result, error) {
 	debug.FreeOSMemory()
 	return Result{}, errors.ErrUnsupported
 }
+
+// PageOut needs Linux's MADV_PAGEOUT: elsewhere it does nothing.
+func PageOut(path string, minRSS uint64) (uint64, error) { return 0, errors.ErrUnsupported }

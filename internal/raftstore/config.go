@@ -47,6 +47,11 @@ type Config struct {
 	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout, CommitTimeout time.Duration
 	SnapshotThreshold, TrailingLogs                                      uint64
 	SnapshotInterval                                                     time.Duration
+	// ReleaseLogPagesEvery is how often the member hands the kernel back
+	// the pages of raft.db it maps once they add up to 8 MiB (bbolt reads
+	// the log through a shared mapping, and every page a fill touched
+	// stays in the RSS long after compaction freed it); 0: never.
+	ReleaseLogPagesEvery time.Duration
 	// ApplyTimeout bounds how long a proposal waits to be enqueued.
 	ApplyTimeout time.Duration
 	// LagReportInterval is how often a follower reports its applied index
@@ -120,24 +125,25 @@ type Config struct {
 // DefaultConfig returns timings suited to members on one LAN.
 func DefaultConfig() Config {
 	return Config{
-		ID:                 "node-1",
-		DataDir:            "data",
-		RaftAddr:           "127.0.0.1:7000",
-		FeedSize:           10000,
-		WatchBuffer:        1000,
-		HeartbeatTimeout:   500 * time.Millisecond,
-		ElectionTimeout:    500 * time.Millisecond,
-		LeaderLeaseTimeout: 250 * time.Millisecond,
-		CommitTimeout:      2 * time.Millisecond,
-		SnapshotThreshold:  8192,
-		TrailingLogs:       10240,
-		SnapshotInterval:   30 * time.Second,
-		ApplyTimeout:       10 * time.Second,
-		LagReportInterval:  500 * time.Millisecond,
-		ResyncLagEntries:   5000,
-		MinQuorum:          3,
-		RaftLogLevel:       "warn",
-		Logger:             slog.Default(),
+		ID:                   "node-1",
+		DataDir:              "data",
+		RaftAddr:             "127.0.0.1:7000",
+		FeedSize:             10000,
+		WatchBuffer:          1000,
+		HeartbeatTimeout:     500 * time.Millisecond,
+		ElectionTimeout:      500 * time.Millisecond,
+		LeaderLeaseTimeout:   250 * time.Millisecond,
+		CommitTimeout:        2 * time.Millisecond,
+		SnapshotThreshold:    8192,
+		TrailingLogs:         10240,
+		SnapshotInterval:     30 * time.Second,
+		ReleaseLogPagesEvery: 30 * time.Second,
+		ApplyTimeout:         10 * time.Second,
+		LagReportInterval:    500 * time.Millisecond,
+		ResyncLagEntries:     5000,
+		MinQuorum:            3,
+		RaftLogLevel:         "warn",
+		Logger:               slog.Default(),
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/hashicorp/raft"
 	"github.com/tidwall/gjson"
@@ -106,7 +107,7 @@ func TestFSMUpdateStampsRV(t *testing.T) {
 	if !bytes.Equal(upd, orig) {
 		t.Errorf("apply modified the proposed bytes")
 	}
-	if got.Labels["v"] != "2" {
+	if got.Labels.Get("v") != "2" {
 		t.Errorf("labels = %v, want v=2", got.Labels)
 	}
 	// The previous object is untouched (stored bytes are immutable).
@@ -162,7 +163,7 @@ func TestFSMEvents(t *testing.T) {
 	if want := spliceRV(updated.Raw, 10); !bytes.Equal(del.Object.Raw, want) {
 		t.Errorf("DELETED carries\n%s\nwant the last state with the delete's RV\n%s", del.Object.Raw, want)
 	}
-	if del.Object.UID != "uid-a" || del.Object.Labels["x"] != "y" {
+	if del.Object.UID != "uid-a" || del.Object.Labels.Get("x") != "y" {
 		t.Errorf("DELETED object lost its derived fields: %+v", del.Object.Derived)
 	}
 	if obj, _ := h.f.get(cmKey("ns", "a")); obj != nil {
@@ -347,7 +348,7 @@ func TestFSMDerived(t *testing.T) {
 			if obj.UID != tt.uid {
 				t.Errorf("UID = %q, want %q", obj.UID, tt.uid)
 			}
-			if !reflect.DeepEqual(obj.Labels, tt.labels) {
+			if got := obj.Labels.Map(); !reflect.DeepEqual(got, tt.labels) && (len(got) != 0 || len(tt.labels) != 0) {
 				t.Errorf("Labels = %#v, want %#v", obj.Labels, tt.labels)
 			}
 			if tt.bodyStart == "" {
@@ -536,5 +537,25 @@ func TestWatcherStop(t *testing.T) {
 	h.f.mu.Unlock()
 	if n != 0 {
 		t.Errorf("stopped watcher still registered")
+	}
+}
+
+// TestDeriveMetaSharesRaw: the uid is a string over the stored bytes, not a
+// copy; a uid written with an escape (never by the API) is decoded.
+func TestDeriveMetaSharesRaw(t *testing.T) {
+	var lb kv.LabelsBuilder
+	obj := &kv.Object{Raw: []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","uid":"u-1","labels":{"x":"y"}}}`)}
+	deriveMeta(obj, &lb)
+	i := bytes.Index(obj.Raw, []byte("u-1"))
+	if obj.UID != "u-1" || unsafe.StringData(obj.UID) != &obj.Raw[i] {
+		t.Fatalf("uid %q is not the stored bytes at %d", obj.UID, i)
+	}
+	if obj.Labels.Get("x") != "y" || obj.Labels.Len() != 1 {
+		t.Fatalf("labels %s", obj.Labels)
+	}
+	esc := &kv.Object{Raw: []byte(`{"metadata":{"uid":"u\u002d2"}}`)}
+	deriveMeta(esc, &lb)
+	if esc.UID != "u-2" || esc.Labels.Len() != 0 {
+		t.Fatalf("escaped uid: %q, labels %s", esc.UID, esc.Labels)
 	}
 }

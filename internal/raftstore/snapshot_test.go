@@ -111,7 +111,7 @@ func TestSnapshotRestore(t *testing.T) {
 	// Derived data is rebuilt.
 	got, _ := restored.get(cmKey("ns1", "cm1"))
 	orig := want[cmKey("ns1", "cm1")]
-	if got == nil || got.UID != "uid-cm1" || got.Labels["a"] != "b" || got.BodyStart == 0 ||
+	if got == nil || got.UID != "uid-cm1" || got.Labels.Get("a") != "b" || got.BodyStart == 0 ||
 		string(got.Raw[got.MetaStart:got.MetaEnd]) == "" || string(got.Raw) != orig.Raw {
 		t.Errorf("restored object lost derived data: %+v", got)
 	}

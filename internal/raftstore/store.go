@@ -19,6 +19,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/litek8s/litek8s/internal/kv"
+	"github.com/litek8s/litek8s/internal/memtrim"
 )
 
 // Store is one member's replicated object store.
@@ -92,7 +93,36 @@ func Open(cfg Config) (*Store, error) {
 	go func() { defer s.wg.Done(); s.runLeadership(ctx) }()
 	s.wg.Add(1)
 	go func() { defer s.wg.Done(); s.reportLag(ctx) }()
+	if cfg.ReleaseLogPagesEvery > 0 {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); s.releaseLogPages(ctx, cfg.ReleaseLogPagesEvery) }()
+	}
 	return s, nil
+}
+
+// logPagesKept is how much of raft.db may stay mapped before
+// releaseLogPages hands it back: the pages appends and replication read
+// again soon (bbolt's meta, branch and newest leaf pages) are far fewer.
+const logPagesKept = 8 << 20
+
+// releaseLogPages asks the kernel every interval to reclaim raft.db's
+// mapped pages once they exceed logPagesKept (see memtrim.PageOut).
+func (s *Store) releaseLogPages(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	path := filepath.Join(s.cfg.DataDir, "raft.db")
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if rss, err := memtrim.PageOut(path, logPagesKept); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			s.log.Debug("releasing raft.db's pages", "err", err)
+		} else if rss >= logPagesKept {
+			s.log.Debug("released raft.db's pages", "bytes", rss)
+		}
+	}
 }
 
 // boltLockTimeout is how long Open waits for raft.db's lock: long enough

@@ -45,7 +45,7 @@ func TestTransformApplySnapshotRestore(t *testing.T) {
 		t.Fatal(err)
 	}
 	obj := h.mustApply(kv.Write{Op: kv.OpCreate, Key: secretKey("s"), Object: stored})
-	if !bytes.Contains(obj.Raw, []byte("c2VjcmV0LXZhbHVl")) || obj.Labels["a"] != "b" || obj.UID != "u1" || obj.Stale {
+	if !bytes.Contains(obj.Raw, []byte("c2VjcmV0LXZhbHVl")) || obj.Labels.Get("a") != "b" || obj.UID != "u1" || obj.Stale {
 		t.Fatalf("applied %q labels %v uid %q stale %v", obj.Raw, obj.Labels, obj.UID, obj.Stale)
 	}
 	h.create("ns", "cm")

@@ -65,7 +65,7 @@ func put(t *testing.T, o objects, resource string, obj metav1.Object, v any) {
 		t.Fatal(err)
 	}
 	k := kv.Key{Resource: resource, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	o[k] = &kv.Object{Key: k, Raw: raw, Derived: kv.Derived{Labels: obj.GetLabels()}}
+	o[k] = &kv.Object{Key: k, Raw: raw, Derived: kv.Derived{Labels: kv.LabelsOf(obj.GetLabels())}}
 }
 
 // serve starts an HTTPS server whose certificate (from a new CA) names

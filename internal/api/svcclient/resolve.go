@@ -70,7 +70,7 @@ func Resolve(ctx context.Context, rd Reader, ref ServiceRef) (string, error) {
 	}
 	var ready []string
 	l.Range("", func(o *kv.Object) bool {
-		if o.Labels[discoveryv1.LabelServiceName] != ref.Name {
+		if o.Labels.Get(discoveryv1.LabelServiceName) != ref.Name {
 			return true
 		}
 		var es discoveryv1.EndpointSlice

@@ -35,7 +35,7 @@ func (l namespaceLister) List(sel labels.Selector) ([]*corev1.Namespace, error) 
 	}
 	var out []*corev1.Namespace
 	list.Range("", func(o *kv.Object) bool {
-		if !sel.Matches(labels.Set(o.Labels)) {
+		if !sel.Matches(&o.Labels) {
 			return true
 		}
 		ns := &corev1.Namespace{}

@@ -55,7 +55,7 @@ func (l paramLister) List(sel labels.Selector) ([]runtime.Object, error) {
 	}
 	var out []runtime.Object
 	list.Range("", func(o *kv.Object) bool {
-		if !sel.Matches(labels.Set(o.Labels)) {
+		if !sel.Matches(&o.Labels) {
 			return true
 		}
 		var u *unstructured.Unstructured
