@@ -69,7 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.verify, "verify", "sample", "list responses: sample (decode one per scenario, then check status, length and framing) or all (decode every one; measures the client)")
 	fs.BoolVar(&o.idleRSS, "idle-rss", false, "only measure target 9: build cmd/node, start one member process with an empty data dir, read its VmRSS (and again with --release-startup-memory 0)")
 	fs.DurationVar(&o.idleWait, "idle-wait", 10*time.Second, "with -idle-rss: how long the member idles before its RSS is read")
-	fs.IntVar(&o.raftScale, "raft-timeout-scale", 4, "multiply the members' Raft heartbeat, election and lease timeouts (1: node's defaults; see bench/README.md)")
+	fs.IntVar(&o.raftScale, "raft-timeout-scale", 4, "multiply the in-process members' Raft heartbeat, election and lease timeouts (1: node's defaults, which -processes uses; see bench/README.md)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "members' log level (debug, info, warn, error)")
 	fs.BoolVar(&o.processes, "processes", false, "run the members as `node` processes (built from cmd/node) and print each one's memory after the fill and at the end (target 8 on RSS); they use node's Raft timeouts")
 	fs.StringVar(&o.heapProfiles, "heap-profiles", "", "with -processes: save each member's heap profile after the fill as DIR/<member>-heap.pb.gz")
