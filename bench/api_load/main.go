@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -110,6 +111,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
+	// members' logs (member processes' stderr is copied by a goroutine
+	// each), fill progress and the bench all write to it
+	stderr = &syncWriter{w: stderr}
 	goroutines := runtime.NumGoroutine()
 	rep := &report.Report{Schema: report.SchemaVersion, Date: time.Now().UTC().Format(time.RFC3339),
 		Note: opts.note, Machine: machine(),
@@ -210,6 +214,19 @@ func printReport(w io.Writer, rep *report.Report, o options) {
 	for _, x := range rep.Warnings {
 		fmt.Fprintln(w, "WARNING:", x)
 	}
+}
+
+// syncWriter serializes writes to w, which may not be safe for concurrent
+// use (a bytes.Buffer in tests).
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // leftGoroutines waits a little for goroutines to end and describes those
