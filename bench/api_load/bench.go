@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/litek8s/litek8s/bench/internal/report"
@@ -31,13 +32,29 @@ type bench struct {
 	follower *endpoint // nil on a 1-member cluster
 	static   *staticServer
 	shape    shape // of the ConfigMaps written
+	// nodeBin is the `node` binary the members run with -processes.
+	nodeBin string
+}
+
+// clusterConfig is how the bench starts a cluster of n members under
+// tmp/dir.
+func (b *bench) clusterConfig(dir string, n int) clusterConfig {
+	return clusterConfig{dir: filepath.Join(b.tmp, dir), n: n, conns: b.opts.clients, timeout: b.opts.timeout,
+		raftScale: b.opts.raftScale, simNodes: b.opts.simNodes, log: b.log,
+		nodeBin: b.nodeBin, logLevel: b.opts.logLevel, stderr: b.stderr}
 }
 
 // run sets up the cluster and its data, runs the scenarios, and closes
 // everything it started, whatever happens.
 func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
+	if b.opts.processes {
+		fmt.Fprintln(b.stderr, "building cmd/node")
+		if b.nodeBin, err = buildNode(ctx, b.tmp, b.stderr); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(b.stderr, "starting %d members under %s\n", b.opts.members, b.tmp)
-	if b.cl, err = startCluster(ctx, filepath.Join(b.tmp, "cluster"), b.opts.members, b.opts.clients, b.opts.timeout, b.opts.raftScale, b.opts.simNodes, b.log); err != nil {
+	if b.cl, err = startCluster(ctx, b.clusterConfig("cluster", b.opts.members)); err != nil {
 		return err
 	}
 	defer func() {
@@ -53,7 +70,7 @@ func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 	if err := createNamespaces(ctx, b.leader, listNS, writeNS); err != nil {
 		return err
 	}
-	if err := b.fill(ctx); err != nil {
+	if err := b.fill(ctx, needsStatic(sel)); err != nil {
 		return err
 	}
 	stopProfile, err := startProfile(b.opts.cpuprofile)
@@ -68,12 +85,45 @@ func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 		return err
 	}
 	stopProfile = func() error { return nil }
-	live, mapped := heapLive()
-	b.rep.Memory.HeapLiveAtEnd, b.rep.Memory.GoMappedAtEnd = live, mapped
-	for _, m := range b.cl.members {
-		b.rep.ControllerResyncs += m.Controllers().Stats().Resyncs
+	if err := b.measureMemory(ctx, "end"); err != nil {
+		return err
+	}
+	if b.rep.ControllerResyncs, err = b.cl.members.resyncs(ctx); err != nil {
+		return err
 	}
 	return b.refresh(ctx)
+}
+
+// measureMemory records the members' memory: with -processes each
+// member's (report.MemberMemory), in process the Go live heap of this
+// process, which holds every member and the load clients.
+func (b *bench) measureMemory(ctx context.Context, when string) error {
+	ps, ok := b.cl.members.(*nodeProcs)
+	if !ok {
+		live, mapped := heapLive()
+		if b.rep.Memory == nil {
+			b.rep.Memory = &report.Memory{Members: b.opts.members, HeapLiveAfterFill: live}
+		} else {
+			b.rep.Memory.HeapLiveAtEnd, b.rep.Memory.GoMappedAtEnd = live, mapped
+		}
+		return nil
+	}
+	ms, err := ps.memory(ctx, when)
+	if err != nil {
+		return fmt.Errorf("memory %s: %w", when, err)
+	}
+	for _, m := range ms {
+		fmt.Fprintf(b.stderr, "memory %s: member %s VmRSS %.1f MiB, heap live %.1f MiB\n", when, m.Member, mib(m.VmRSS), mib(m.HeapLive))
+	}
+	b.rep.MemberMemory = append(b.rep.MemberMemory, ms...)
+	if when == "after fill" && b.opts.heapProfiles != "" {
+		paths, err := ps.saveHeapProfiles(ctx, b.opts.heapProfiles)
+		if err != nil {
+			return fmt.Errorf("heap profiles: %w", err)
+		}
+		fmt.Fprintf(b.stderr, "heap profiles: %s\n", strings.Join(paths, " "))
+	}
+	return nil
 }
 
 // leaderNow, followerNow and staticEP are the endpoints as of the last
@@ -111,9 +161,10 @@ func (b *bench) refresh(ctx context.Context) error {
 	return err
 }
 
-// fill creates the list objects, fetches the list responses for the
-// static server, and records the data set and the heap.
-func (b *bench) fill(ctx context.Context) error {
+// fill creates the list objects, records the data set and the memory,
+// and, when staticSelected, fetches the list responses for the static
+// server.
+func (b *bench) fill(ctx context.Context, staticSelected bool) error {
 	s, size, err := calibrate(ctx, b.leader)
 	if err != nil {
 		return err
@@ -125,19 +176,33 @@ func (b *bench) fill(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	b.rep.Fill = &report.Fill{Objects: b.opts.objects, Seconds: took.Seconds(),
+		OpsPerSec: float64(b.opts.objects) / took.Seconds(), ObjectBytes: size,
+		StoredBytes: int64(size) * int64(b.opts.objects)}
+	fmt.Fprintf(b.stderr, "filled in %v (%s creates/s)\n", took.Round(time.Millisecond), report.FormatOps(b.rep.Fill.OpsPerSec))
 	// before the static server's copies of the lists exist
-	live, _ := heapLive()
-	b.rep.Memory = &report.Memory{Members: b.opts.members, HeapLiveAfterFill: live}
+	if err := b.measureMemory(ctx, "after fill"); err != nil {
+		return err
+	}
+	if !staticSelected {
+		return nil
+	}
 	list, sel, items, err := fetchListBodies(ctx, b)
 	if err != nil {
 		return err
 	}
-	b.rep.Fill = &report.Fill{Objects: b.opts.objects, Seconds: took.Seconds(),
-		OpsPerSec: float64(b.opts.objects) / took.Seconds(), ObjectBytes: size,
-		StoredBytes: int64(size) * int64(b.opts.objects), ListItemBytes: items, ListBytes: len(list), SelectorBytes: len(sel)}
-	fmt.Fprintf(b.stderr, "filled in %v; list_all is %d bytes\n", took.Round(time.Millisecond), len(list))
+	f := b.rep.Fill
+	f.ListItemBytes, f.ListBytes, f.SelectorBytes = items, len(list), len(sel)
+	fmt.Fprintf(b.stderr, "list_all is %d bytes\n", len(list))
 	b.static, err = startStatic(list, sel, b.cl.token, b.opts.clients, b.opts.timeout)
 	return err
+}
+
+// needsStatic reports whether a scenario of sel reads the static server,
+// whose copies of the list responses the bench then holds (70 MB per
+// 100,000 objects).
+func needsStatic(sel []scenario) bool {
+	return slices.ContainsFunc(sel, func(s scenario) bool { return s.name == "static" || s.name == "static_selector" })
 }
 
 // active is a selected scenario: prepared, or skipped.

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -15,72 +16,84 @@ import (
 	"github.com/litek8s/litek8s/internal/member"
 )
 
-// cluster is n real members in this process: real TCP Raft on 127.0.0.1,
-// raft.db under a data dir each, the real HTTPS API. It is not
-// membertest.Cluster because that one is bound to a testing.TB.
+// cluster is n real members: real TCP Raft on 127.0.0.1, raft.db under a
+// data dir each, the real HTTPS API. Its members run in this process
+// (inProcess) or as `node` processes (-processes, nodeProcs); the bench
+// reaches both through the members' API (eps) and the memberSet. It is
+// not membertest.Cluster because that one is bound to a testing.TB.
 type cluster struct {
-	members []*member.Member
+	members memberSet
 	eps     []*endpoint // one per member, the load clients' transports
 	token   string
 	ca      *x509.CertPool
 	caPEM   []byte
 }
 
-// startCluster starts n members with their data dirs under dir: the first
-// bootstraps, the others join it. It returns once every member is in the
-// Raft configuration and answers with the default namespace. On error it
-// closes what it started.
-//
-// raftScale multiplies the members' Raft heartbeat, election and leader
-// lease timeouts (-raft-timeout-scale); simNodes is the simulated nodes the
-// leader runs (-simulated-nodes).
-func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Duration, raftScale, simNodes int, log *slog.Logger) (_ *cluster, err error) {
+// memberSet is what the bench needs of the members beyond their API:
+// who leads, how many are in the Raft configuration, the controllers'
+// resyncs, and stopping them. Indexes are those of cluster.eps.
+type memberSet interface {
+	// leader returns the index of the member that leads now.
+	leader(ctx context.Context) (int, bool)
+	// raftMembers is the member count in the leader l's Raft configuration.
+	raftMembers(ctx context.Context, l int) (int, error)
+	// resyncs is the controllers' informer relists, all members.
+	resyncs(ctx context.Context) (uint64, error)
+	// close stops every member and removes nothing (data dirs are under
+	// the run's temp dir).
+	close() error
+}
+
+// clusterConfig is how startCluster starts a cluster.
+type clusterConfig struct {
+	dir     string // members' data dirs are dir/m0, dir/m1, …
+	n       int    // members
+	conns   int    // keep-alive connections per endpoint (-clients)
+	timeout time.Duration
+	// raftScale multiplies the members' Raft heartbeat, election and
+	// leader lease timeouts (-raft-timeout-scale; in-process only).
+	raftScale int
+	simNodes  int // simulated nodes the leader runs (-simulated-nodes)
+	log       *slog.Logger
+	// nodeBin is the `node` binary: set, the members are processes of it
+	// (-processes) that log at logLevel to stderr.
+	nodeBin, logLevel string
+	stderr            io.Writer
+}
+
+// joinToken is the join token of the clusters startCluster starts.
+const joinToken = "api-load-join-token"
+
+// startCluster starts cfg.n members with their data dirs under cfg.dir:
+// the first bootstraps, the others join it. It returns once every member
+// is in the Raft configuration and answers with the default namespace. On
+// error it closes what it started.
+func startCluster(ctx context.Context, cfg clusterConfig) (_ *cluster, err error) {
 	c := &cluster{}
 	defer func() {
 		if err != nil {
 			c.Close()
 		}
 	}()
-	for i := range n {
-		cfg := member.DefaultConfig()
-		cfg.ID = fmt.Sprintf("m%d", i)
-		cfg.DataDir = filepath.Join(dir, cfg.ID)
-		cfg.APIAddr = "127.0.0.1:0"
-		cfg.Store.RaftAddr = "127.0.0.1:0"
-		cfg.Logger = log
-		st := &cfg.Store
-		st.HeartbeatTimeout *= time.Duration(raftScale)
-		st.ElectionTimeout *= time.Duration(raftScale)
-		st.LeaderLeaseTimeout *= time.Duration(raftScale)
-		cfg.Controllers.Scheduling.SimNodes.Count = simNodes
-		cfg.JoinToken = "api-load-join-token" // member 0 makes it the cluster's
-		cfg.AdminToken = adminToken           // the load's credentials (members keep its hash)
-		if i > 0 {
-			cfg.Join = c.members[0].URL()
-		}
-		m, err := member.Start(ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("start member %s: %w", cfg.ID, err)
-		}
-		c.members = append(c.members, m)
-		if i == 0 {
-			if err := c.loadCredentials(m.Kubeconfig()); err != nil {
-				return nil, err
-			}
-		}
-		c.eps = append(c.eps, newEndpoint(cfg.ID, m.URL(), c.token, c.ca, conns, timeout))
+	if cfg.nodeBin != "" {
+		err = c.startProcesses(ctx, cfg)
+	} else {
+		err = c.startInProcess(ctx, cfg)
 	}
-	err = poll(ctx, 30*time.Second, func() error {
-		l, ok := c.leader()
+	if err != nil {
+		return nil, err
+	}
+	err = poll(ctx, 60*time.Second, func() error {
+		l, ok := c.members.leader(ctx)
 		if !ok {
 			return errors.New("no leader")
 		}
-		ms, err := c.members[l].Store().Members()
+		n, err := c.members.raftMembers(ctx, l)
 		if err != nil {
 			return err
 		}
-		if len(ms) != n {
-			return fmt.Errorf("%d members in the Raft configuration, want %d", len(ms), n)
+		if n != cfg.n {
+			return fmt.Errorf("%d members in the Raft configuration, want %d", n, cfg.n)
 		}
 		for _, ep := range c.eps {
 			if err := ep.do(ctx, call{method: http.MethodGet, path: "/api/v1/namespaces/default"}, nil); err != nil {
@@ -90,9 +103,80 @@ func startCluster(ctx context.Context, dir string, n, conns int, timeout time.Du
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cluster of %d not ready: %w", n, err)
+		return nil, fmt.Errorf("cluster of %d not ready: %w", cfg.n, err)
 	}
 	return c, nil
+}
+
+// inProcess is members started with member.Start in this process.
+type inProcess []*member.Member
+
+func (c *cluster) startInProcess(ctx context.Context, cc clusterConfig) error {
+	var ms inProcess
+	c.members = &ms
+	for i := range cc.n {
+		cfg := member.DefaultConfig()
+		cfg.ID = fmt.Sprintf("m%d", i)
+		cfg.DataDir = filepath.Join(cc.dir, cfg.ID)
+		cfg.APIAddr = "127.0.0.1:0"
+		cfg.Store.RaftAddr = "127.0.0.1:0"
+		cfg.Logger = cc.log
+		st := &cfg.Store
+		st.HeartbeatTimeout *= time.Duration(cc.raftScale)
+		st.ElectionTimeout *= time.Duration(cc.raftScale)
+		st.LeaderLeaseTimeout *= time.Duration(cc.raftScale)
+		cfg.Controllers.Scheduling.SimNodes.Count = cc.simNodes
+		cfg.JoinToken = joinToken   // member 0 makes it the cluster's
+		cfg.AdminToken = adminToken // the load's credentials (members keep its hash)
+		if i > 0 {
+			cfg.Join = ms[0].URL()
+		}
+		m, err := member.Start(ctx, cfg)
+		if err != nil {
+			return fmt.Errorf("start member %s: %w", cfg.ID, err)
+		}
+		ms = append(ms, m)
+		if i == 0 {
+			if err := c.loadCredentials(m.Kubeconfig()); err != nil {
+				return err
+			}
+		}
+		c.eps = append(c.eps, newEndpoint(cfg.ID, m.URL(), c.token, c.ca, cc.conns, cc.timeout))
+	}
+	return nil
+}
+
+func (ms *inProcess) leader(context.Context) (int, bool) {
+	for i, m := range *ms {
+		if m.Store().IsLeader() {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func (ms *inProcess) raftMembers(_ context.Context, l int) (int, error) {
+	rm, err := (*ms)[l].Store().Members()
+	return len(rm), err
+}
+
+func (ms *inProcess) resyncs(context.Context) (uint64, error) {
+	var n uint64
+	for _, m := range *ms {
+		n += m.Controllers().Stats().Resyncs
+	}
+	return n, nil
+}
+
+func (ms *inProcess) close() error {
+	var errs []error
+	for i := len(*ms) - 1; i >= 0; i-- {
+		if err := (*ms)[i].Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close member %d: %w", i, err))
+		}
+	}
+	*ms = nil
+	return errors.Join(errs...)
 }
 
 // adminToken is the admin token of the clusters startCluster starts: the
@@ -114,22 +198,12 @@ func (c *cluster) loadCredentials(kubeconfig string) error {
 	return nil
 }
 
-// leader returns the index of the member that leads now.
-func (c *cluster) leader() (int, bool) {
-	for i, m := range c.members {
-		if m.Store().IsLeader() {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
 // leaderEP returns the leader's endpoint, waiting for one.
 func (c *cluster) leaderEP(ctx context.Context) (*endpoint, error) {
 	var i int
 	err := poll(ctx, 10*time.Second, func() error {
 		var ok bool
-		if i, ok = c.leader(); !ok {
+		if i, ok = c.members.leader(ctx); !ok {
 			return errors.New("no leader")
 		}
 		return nil
@@ -159,12 +233,9 @@ func (c *cluster) Close() error {
 	for _, ep := range c.eps {
 		ep.tr.CloseIdleConnections()
 	}
-	for i := len(c.members) - 1; i >= 0; i-- {
-		if err := c.members[i].Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close member %d: %w", i, err))
-		}
+	if c.members != nil {
+		errs = append(errs, c.members.close())
 	}
-	c.members = nil
 	for _, ep := range c.eps {
 		ep.tr.CloseIdleConnections()
 	}

@@ -21,11 +21,9 @@ import (
 // The first member keeps what start-up used (--release-startup-memory 0),
 // the second runs as configured by default.
 func measureIdleRSS(ctx context.Context, tmp string, wait time.Duration, stderr io.Writer) (*report.IdleRSS, error) {
-	bin := filepath.Join(tmp, "node")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/litek8s/litek8s/cmd/node")
-	build.Stdout, build.Stderr = stderr, stderr
-	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("go build cmd/node (run api_load from inside the module): %w", err)
+	bin, err := buildNode(ctx, tmp, stderr)
+	if err != nil {
+		return nil, err
 	}
 	kept, err := idleMember(ctx, bin, filepath.Join(tmp, "idle-kept"), wait, stderr, "--release-startup-memory", "0")
 	if err != nil {

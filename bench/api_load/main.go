@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -42,8 +43,9 @@ type options struct {
 	raftScale, simNodes, scheduleReplicas     int
 	duration, warmup, idleWait, timeout       time.Duration
 	scenario, cpuprofile, jsonOut, verify     string
-	logLevel, note                            string
+	logLevel, note, heapProfiles              string
 	compareSingle, idleRSS, markdown          bool
+	processes                                 bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -68,12 +70,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.verify, "verify", "sample", "list responses: sample (decode one per scenario, then check status, length and framing) or all (decode every one; measures the client)")
 	fs.BoolVar(&o.idleRSS, "idle-rss", false, "only measure target 9: build cmd/node, start one member process with an empty data dir, read its VmRSS (and again with --release-startup-memory 0)")
 	fs.DurationVar(&o.idleWait, "idle-wait", 10*time.Second, "with -idle-rss: how long the member idles before its RSS is read")
-	fs.IntVar(&o.raftScale, "raft-timeout-scale", 4, "multiply the members' Raft heartbeat, election and lease timeouts (1: node's defaults; see bench/README.md)")
+	fs.IntVar(&o.raftScale, "raft-timeout-scale", 4, "multiply the in-process members' Raft heartbeat, election and lease timeouts (1: node's defaults, which -processes uses; see bench/README.md)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "members' log level (debug, info, warn, error)")
+	fs.BoolVar(&o.processes, "processes", false, "run the members as `node` processes (built from cmd/node) and print each one's memory after the fill and at the end (target 8 on RSS); they use node's Raft timeouts")
+	fs.StringVar(&o.heapProfiles, "heap-profiles", "", "with -processes: save each member's heap profile after the fill as DIR/<member>-heap.pb.gz")
 	fs.StringVar(&o.note, "note", "", "free text stored in the JSON (machine, purpose)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	scaleSet := false
+	fs.Visit(func(f *flag.Flag) { scaleSet = scaleSet || f.Name == "raft-timeout-scale" })
 	switch {
 	case fs.NArg() > 0:
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -87,6 +93,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-duration must be positive")
 	case o.verify != "sample" && o.verify != "all":
 		return o, fmt.Errorf("-verify %q: want sample or all", o.verify)
+	case o.processes && scaleSet && o.raftScale != 1:
+		return o, fmt.Errorf("-raft-timeout-scale %d with -processes: node has no flags for its Raft timeouts, member processes use its defaults (-raft-timeout-scale 1)", o.raftScale)
+	case o.heapProfiles != "" && !o.processes:
+		return o, errors.New("-heap-profiles needs -processes (in-process members share one heap: use -cpuprofile's process instead)")
+	case o.processes && o.idleRSS:
+		return o, errors.New("-idle-rss and -processes: choose one (-idle-rss starts its own member process)")
+	}
+	if o.processes {
+		o.raftScale = 1
 	}
 	return o, nil
 }
@@ -96,11 +111,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 	if err != nil {
 		return err
 	}
+	// members' logs (member processes' stderr is copied by a goroutine
+	// each), fill progress and the bench all write to it
+	stderr = &syncWriter{w: stderr}
 	goroutines := runtime.NumGoroutine()
 	rep := &report.Report{Schema: report.SchemaVersion, Date: time.Now().UTC().Format(time.RFC3339),
 		Note: opts.note, Machine: machine(),
 		Config: report.Config{Members: opts.members, Clients: opts.clients, Objects: opts.objects,
-			Watchers: opts.watchers, Runs: opts.runs, Duration: opts.duration.String()}}
+			Watchers: opts.watchers, Runs: opts.runs, Duration: opts.duration.String(),
+			Processes: opts.processes, RaftTimeouts: fmt.Sprintf("x%d", opts.raftScale)}}
+	if opts.processes {
+		rep.Config.RaftTimeouts = "node defaults"
+	}
 	if w := busyWarning(); w != "" {
 		fmt.Fprintln(stderr, "WARNING:", w)
 		rep.Warnings = append(rep.Warnings, w)
@@ -148,18 +170,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (err erro
 func printReport(w io.Writer, rep *report.Report, o options) {
 	c := rep.Config
 	if !o.idleRSS {
-		fmt.Fprintf(w, "api_load: %d members, %d clients, %d ConfigMaps, %d runs of %s each (medians), %d CPUs\n\n",
-			c.Members, c.Clients, c.Objects, c.Runs, c.Duration, rep.Machine.CPUs)
+		kind := "in-process members"
+		if c.Processes {
+			kind = "member processes"
+		}
+		fmt.Fprintf(w, "api_load: %d %s (Raft timeouts %s), %d clients, %d ConfigMaps, %d runs of %s each (medians), %d CPUs\n\n",
+			c.Members, kind, c.RaftTimeouts, c.Clients, c.Objects, c.Runs, c.Duration, rep.Machine.CPUs)
 		report.ScenarioTable(rep).Write(w, o.markdown)
 		fmt.Fprintln(w)
 	}
 	if f := rep.Fill; f != nil {
-		fmt.Fprintf(w, "fill: %d ConfigMaps of %d bytes (%.1f MiB of JSON) in %.1fs, %s creates/s; list_all response %d bytes, list_selector %d\n",
-			f.Objects, f.ObjectBytes, float64(f.StoredBytes)/(1<<20), f.Seconds, report.FormatOps(f.OpsPerSec), f.ListBytes, f.SelectorBytes)
+		fmt.Fprintf(w, "fill: %d ConfigMaps of %d bytes (%.1f MiB of JSON) in %.1fs, %s creates/s",
+			f.Objects, f.ObjectBytes, float64(f.StoredBytes)/(1<<20), f.Seconds, report.FormatOps(f.OpsPerSec))
+		if f.ListBytes > 0 {
+			fmt.Fprintf(w, "; list_all response %d bytes, list_selector %d", f.ListBytes, f.SelectorBytes)
+		}
+		fmt.Fprintln(w)
 	}
 	if m := rep.Memory; m != nil {
 		fmt.Fprintf(w, "Go live heap of this process (all %d members and the clients): %.1f MiB after fill, %.1f MiB at the end (%.1f MiB mapped)\n",
 			m.Members, float64(m.HeapLiveAfterFill)/(1<<20), float64(m.HeapLiveAtEnd)/(1<<20), float64(m.GoMappedAtEnd)/(1<<20))
+	}
+	if len(rep.MemberMemory) > 0 {
+		fmt.Fprintln(w, "\nmemory of each member process:")
+		report.MemoryTable(rep).Write(w, o.markdown)
+		fmt.Fprintln(w)
 	}
 	if !o.idleRSS {
 		fmt.Fprintf(w, "controller resyncs (informers that fell behind the change feed), all members: %d\n", rep.ControllerResyncs)
@@ -179,6 +214,19 @@ func printReport(w io.Writer, rep *report.Report, o options) {
 	for _, x := range rep.Warnings {
 		fmt.Fprintln(w, "WARNING:", x)
 	}
+}
+
+// syncWriter serializes writes to w, which may not be safe for concurrent
+// use (a bytes.Buffer in tests).
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // leftGoroutines waits a little for goroutines to end and describes those

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"path/filepath"
 )
 
 // ownObjects is how many ConfigMaps each client patches or updates in
@@ -64,7 +63,7 @@ func prepareCreate(ctx context.Context, b *bench) (*prepared, error) {
 // prepareCreateSingle: create, on a second cluster of one member started
 // for it (target 5 compares the two).
 func prepareCreateSingle(ctx context.Context, b *bench) (*prepared, error) {
-	cl, err := startCluster(ctx, filepath.Join(b.tmp, "single"), 1, b.opts.clients, b.opts.timeout, b.opts.raftScale, b.opts.simNodes, b.log)
+	cl, err := startCluster(ctx, b.clusterConfig("single", 1))
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,9 @@ type Report struct {
 	Config  Config  `json:"config"`
 	Fill    *Fill   `json:"fill,omitempty"`
 	Memory  *Memory `json:"memory,omitempty"`
+	// MemberMemory is each member process's memory after the fill and at
+	// the end of the run (-processes only).
+	MemberMemory []MemberMemory `json:"member_memory,omitempty"`
 	// Scenarios in the order they ran; skipped ones carry Skipped.
 	Scenarios []Scenario `json:"scenarios"`
 	Targets   []Target   `json:"targets,omitempty"`
@@ -50,6 +53,13 @@ type Config struct {
 	Watchers int    `json:"watchers"`
 	Runs     int    `json:"runs"`
 	Duration string `json:"duration"`
+	// Processes is true when the members were `node` processes
+	// (-processes) rather than members in api_load's process.
+	Processes bool `json:"processes,omitempty"`
+	// RaftTimeouts says the members' Raft timeouts: "x4" for
+	// -raft-timeout-scale 4, "node defaults" with -processes (node has no
+	// flags for them).
+	RaftTimeouts string `json:"raft_timeouts,omitempty"`
 }
 
 // Fill is the creation of the -objects ConfigMaps the list scenarios read.
@@ -92,6 +102,20 @@ type ProcMemory struct {
 	VmHWM   uint64 `json:"vmhwm_bytes"`
 	RssAnon uint64 `json:"rssanon_bytes,omitempty"`
 	RssFile uint64 `json:"rssfile_bytes,omitempty"`
+}
+
+// MemberMemory is one member process's memory at one point of the run,
+// in bytes: the kernel's figures, read first, then the Go runtime's after
+// a forced GC (HeapLive is HeapAlloc then: the live heap).
+type MemberMemory struct {
+	Member string `json:"member"`
+	When   string `json:"when"` // "after fill" or "end"
+	ProcMemory
+	HeapLive   uint64 `json:"heap_live_bytes"`
+	HeapInuse  uint64 `json:"heap_inuse_bytes"`
+	StackInuse uint64 `json:"stack_inuse_bytes"`
+	GoSys      uint64 `json:"go_sys_bytes"` // all the Go runtime obtained from the OS
+	NextGC     uint64 `json:"next_gc_bytes"`
 }
 
 // Scenario is one scenario's figures: each is the median over its runs.

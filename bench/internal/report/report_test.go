@@ -111,3 +111,29 @@ func TestTables(t *testing.T) {
 		t.Errorf("target table:\n%s", b.String())
 	}
 }
+
+// TestRSSTarget: with member processes, target 8 is the largest member
+// RSS against 1.5 × stored + 64 MiB, and the memory table says it per row.
+func TestRSSTarget(t *testing.T) {
+	r := &Report{Fill: &Fill{Objects: 100000, StoredBytes: 70 * mib},
+		MemberMemory: []MemberMemory{
+			{Member: "m0", When: "after fill", ProcMemory: ProcMemory{VmRSS: 150 * mib}},
+			{Member: "m1", When: "end", ProcMemory: ProcMemory{VmRSS: 170 * mib}}, // limit is 169
+		}}
+	ts := ComputeTargets(r)
+	if len(ts) != 1 || ts[0].ID != 8 || ts[0].Value != 170 || ts[0].Pass || !strings.Contains(ts[0].Note, "m1 end") {
+		t.Fatalf("targets %+v: want target 8 failing at m1's 170 MiB", ts)
+	}
+	r.MemberMemory[1].VmRSS = 169 * mib
+	if ts := ComputeTargets(r); !ts[0].Pass {
+		t.Errorf("169 MiB against 1.5 x 70 + 64 = 169: %+v, want pass", ts[0])
+	}
+	var b bytes.Buffer
+	MemoryTable(r).Write(&b, true)
+	if !strings.Contains(b.String(), "| m0 | after fill | 150.0 |") || !strings.Contains(b.String(), "| 70.0 | 2.14 | yes |") {
+		t.Errorf("memory table:\n%s", b.String())
+	}
+	if ts := ComputeTargets(&Report{MemberMemory: r.MemberMemory}); len(ts) != 0 {
+		t.Errorf("targets without a fill: %+v", ts)
+	}
+}

@@ -98,3 +98,31 @@ func TargetTable(ts []Target) *Table {
 	}
 	return t
 }
+
+// MemoryTable is the member processes' memory (-processes): a row per
+// member and point of the run, in MiB, with the RSS against the fill's
+// stored JSON and issue 20's bound.
+func MemoryTable(r *Report) *Table {
+	t := &Table{Header: []string{"member", "when", "RSS MiB", "anon", "file", "HWM", "heap live", "heap in use",
+		"stacks", "Go sys", "stored JSON MiB", "RSS/stored", "RSS <= 1.5 x stored + 64"}}
+	var stored int64
+	if r.Fill != nil {
+		stored = r.Fill.StoredBytes
+	}
+	m := func(n uint64) string { return fmt.Sprintf("%.1f", float64(n)/mib) }
+	for _, x := range r.MemberMemory {
+		ratio, ok := "-", "-"
+		if stored > 0 {
+			ratio = fmt.Sprintf("%.2f", float64(x.VmRSS)/float64(stored))
+			ok = "no"
+			if float64(x.VmRSS) <= RSSLimit(stored) {
+				ok = "yes"
+			}
+		}
+		t.Rows = append(t.Rows, []string{x.Member, x.When, m(x.VmRSS), m(x.RssAnon), m(x.RssFile), m(x.VmHWM),
+			m(x.HeapLive), m(x.HeapInuse), m(x.StackInuse), m(x.GoSys), fmt.Sprintf("%.1f", float64(stored)/mib), ratio, ok})
+	}
+	t.Notes = append(t.Notes, "RSS, anon, file and HWM (peak RSS) from /proc/PID/status, read before the heap profile's GC; "+
+		"heap live is HeapAlloc after that GC; stored JSON is the fill's objects x object bytes (the write scenarios add a little by the end)")
+	return t
+}

@@ -72,10 +72,37 @@ func ComputeTargets(r *Report) []Target {
 			Pass: per <= limit,
 			Note: "in-process members share one Go heap (with the load clients): live heap after GC / members, not RSS"})
 	}
+	if t, ok := rssTarget(r); ok {
+		out = append(out, t)
+	}
 	if i := r.IdleRSS; i != nil {
 		v := float64(i.VmRSS) / mib
 		out = append(out, Target{ID: 9, Name: "idle single member VmRSS", Value: v, Unit: "MiB",
 			Goal: "< 40", Pass: v < 40, Note: fmt.Sprintf("separate `node` process, %gs after start (it released start-up memory at 3s)", i.WaitSeconds)})
 	}
 	return out
+}
+
+// RSSLimit is issue 20's bound on a member's RSS (target 8, measured on
+// member processes): 1.5 × the stored JSON + 64 MiB.
+func RSSLimit(stored int64) float64 { return 1.5*float64(stored) + 64*mib }
+
+// rssTarget is target 8 on member processes (-processes): the largest
+// VmRSS of any member, after the fill or at the end, against RSSLimit.
+func rssTarget(r *Report) (Target, bool) {
+	f := r.Fill
+	if f == nil || len(r.MemberMemory) == 0 {
+		return Target{}, false
+	}
+	worst := r.MemberMemory[0]
+	for _, m := range r.MemberMemory[1:] {
+		if m.VmRSS > worst.VmRSS {
+			worst = m
+		}
+	}
+	limit := RSSLimit(f.StoredBytes)
+	v := float64(worst.VmRSS)
+	return Target{ID: 8, Name: fmt.Sprintf("RSS per member, %d objects", f.Objects), Value: v / mib, Unit: "MiB",
+		Goal: fmt.Sprintf("<= %.1f (1.5 x %.1f stored + 64)", limit/mib, float64(f.StoredBytes)/mib), Pass: v <= limit,
+		Note: fmt.Sprintf("member processes: the largest VmRSS, member %s %s", worst.Member, worst.When)}, true
 }
