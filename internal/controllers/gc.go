@@ -158,9 +158,9 @@ func (g *gc) syncMonitors(ctx context.Context) {
 		m.cancel()
 		<-m.done
 		delete(g.monitors, key)
-		for _, obj := range m.inf.known {
+		m.inf.each(func(obj *kv.Object) {
 			g.handle(kv.Event{Type: kv.Deleted, Object: obj, Prev: obj})
-		}
+		})
 	}
 }
 
