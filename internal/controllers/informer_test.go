@@ -139,6 +139,11 @@ func TestInformerMovesItsBase(t *testing.T) {
 	if in.base.Rev != 9 || len(in.changed) != 0 {
 		t.Errorf("base at %d with %d changes, want the relist's (9) and none", in.base.Rev, len(in.changed))
 	}
+	var view []string // what the garbage collector deletes from its graph when the resource goes away
+	in.each(func(o *kv.Object) { view = append(view, fmt.Sprintf("%s %s@%d", o.Key.Name, o.UID, o.RV)) })
+	if want := []string{"c uc@6", "d ud@9"}; !slices.Equal(view, want) {
+		t.Errorf("view %q, want %q", view, want)
+	}
 }
 
 // A newer view is not adopted before the informer handed over the changes
