@@ -35,7 +35,11 @@
 //     list's revision; a watch that ends with kv.ErrExpired (the informer
 //     fell behind the feed window) relists and counts a resync
 //     (Stats.Resyncs). Controllers decode only the fields they need (gjson
-//     on metadata for the garbage collector).
+//     on metadata for the garbage collector). What the garbage collector
+//     keeps costs next to nothing per object it does not act on: the
+//     informer's view is the store's own copy-on-write list plus what
+//     changed since, and the graph has nodes only for objects with owners,
+//     being deleted, or owning one (gc_graph.go).
 //   - Writes go through the same admission and Raft path as any client:
 //     client-go's dynamic client on a RoundTripper that calls the member's
 //     API handler in process (client.go: no network, no TLS), with the

@@ -95,7 +95,7 @@ func (s *fakeStore) List(ctx context.Context, resource, namespace string, consis
 		}
 		return 1
 	})
-	return &kv.List{Rev: s.rev, Source: sliceSource(objs)}, nil
+	return &kv.List{Rev: s.rev, ModRev: s.rev, Source: sliceSource(objs)}, nil
 }
 
 // sliceSource is a kv.ListSource of objects in key order (after is not

@@ -71,14 +71,41 @@ func newGC(opts Options, client dynamic.Interface, stats *counters, queues *kit.
 	limiter := func() workqueue.TypedRateLimiter[objRef] {
 		return workqueue.NewTypedItemExponentialFailureRateLimiter[objRef](cfg.RetryBaseDelay, cfg.RetryMaxDelay)
 	}
-	return &gc{cfg: cfg, store: opts.Store, client: client, resources: opts.Resources, stats: stats,
-		log: log.With("controller", gcName), graph: newGraph(),
+	g := &gc{cfg: cfg, store: opts.Store, client: client, resources: opts.Resources, stats: stats,
+		log:      log.With("controller", gcName),
 		deleteQ:  workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), kit.QueueConfig[objRef](queues, gcDeleteQueue)),
 		orphan:   workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), kit.QueueConfig[objRef](queues, gcOrphanQueue)),
 		kick:     make(chan struct{}, 1),
 		byKey:    make(map[string]Resource),
 		byKind:   make(map[schema.GroupKind]Resource),
 		monitors: make(map[string]*monitor)}
+	g.graph = newGraph(g.owner)
+	return g
+}
+
+// owner reads the live object that dep's reference r names from the local
+// store (the graph's lookup): nil when there is none with r's uid, when
+// r's kind is not served, or when dep is cluster-scoped and r namespaced
+// (which attemptToDelete reports).
+func (g *gc) owner(dep objRef, r ownerRef) *kv.Object {
+	res, ok := g.kind(r.groupKind())
+	if !ok {
+		return nil
+	}
+	key := kv.Key{Resource: res.StoreKey, Name: r.Name}
+	if res.Namespaced {
+		if dep.Key.Namespace == "" {
+			return nil
+		}
+		key.Namespace = dep.Key.Namespace
+	}
+	// A local read: it does not wait, and is never older than the events
+	// the graph was given.
+	obj, _, err := g.store.Get(context.Background(), key, false)
+	if err != nil || obj.UID != r.UID {
+		return nil
+	}
+	return obj
 }
 
 // run collects garbage until ctx ends, then stops everything it started.
@@ -158,9 +185,9 @@ func (g *gc) syncMonitors(ctx context.Context) {
 		m.cancel()
 		<-m.done
 		delete(g.monitors, key)
-		for _, obj := range m.inf.known {
+		m.inf.each(func(obj *kv.Object) {
 			g.handle(kv.Event{Type: kv.Deleted, Object: obj, Prev: obj})
-		}
+		})
 	}
 }
 

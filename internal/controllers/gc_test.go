@@ -97,8 +97,33 @@ func names(refs []objRef) []string {
 	return out
 }
 
+// liveGraph returns a graph whose lookup finds the objects of the events
+// given to apply (the store applies a change before any informer hands it
+// over), by name; unseen (graph events the store has but no informer gave
+// the graph yet) are found too.
+func liveGraph(unseen ...*kv.Object) (*graph, func(kv.Event) work) {
+	live := make(map[string]*kv.Object)
+	for _, o := range unseen {
+		live[o.Key.Name] = o
+	}
+	g := newGraph(func(_ objRef, r ownerRef) *kv.Object {
+		if o := live[r.Name]; o != nil && o.UID == r.UID {
+			return o
+		}
+		return nil
+	})
+	return g, func(ev kv.Event) work {
+		if ev.Type == kv.Deleted {
+			delete(live, ev.Object.Key.Name)
+		} else {
+			live[ev.Object.Key.Name] = ev.Object
+		}
+		return g.apply(ev)
+	}
+}
+
 func TestGraph(t *testing.T) {
-	g := newGraph()
+	g, apply := liveGraph()
 	ownerRef := func(name, uid string, block bool) string { return refJSON("v1", "ConfigMap", name, uid, block) }
 	// Quiet start: the initial lists call for nothing until scan.
 	for _, ev := range []kv.Event{
@@ -108,7 +133,7 @@ func TestGraph(t *testing.T) {
 		graphEvent(kv.Added, "dep-2", "d2", owners(ownerRef("owner", "o", false))),
 		graphEvent(kv.Added, "dep-wrong-name", "d3", owners(ownerRef("not-owner", "o", true))),
 	} {
-		if w := g.apply(ev); len(w.del)+len(w.orphan) != 0 {
+		if w := apply(ev); len(w.del)+len(w.orphan) != 0 {
 			t.Fatalf("work before the scan: %+v", w)
 		}
 	}
@@ -138,13 +163,89 @@ func TestGraph(t *testing.T) {
 			nil, nil},
 	}
 	for _, st := range steps {
-		w := g.apply(st.ev)
+		w := apply(st.ev)
 		if !slices.Equal(names(w.del), st.del) || !slices.Equal(names(w.orphan), st.orphan) {
 			t.Errorf("%s: del %v orphan %v, want %v %v", st.name, names(w.del), names(w.orphan), st.del, st.orphan)
 		}
 	}
 	if deps := g.dependentsOf("o"); len(deps) != 1 || deps[0].ref.Key.Name != "dep-wrong-name" || deps[0].block {
 		t.Errorf("dependents of the owner: %+v", deps)
+	}
+}
+
+// The graph keeps nodes only for what the garbage collector must know:
+// objects with owners, being deleted, or owning a node. An owner it has no
+// node for is looked up in the store when a dependent names it; one not
+// found (gone, another uid) makes the dependent suspect.
+func TestGraphSparse(t *testing.T) {
+	ref := func(name, uid string, block bool) string { return refJSON("v1", "ConfigMap", name, uid, block) }
+	deletingFg := `"deletionTimestamp":"2026-01-01T00:00:00Z","finalizers":["foregroundDeletion"]`
+	// "early" is in the store, but its informer has not handed it over yet.
+	early := graphEvent(kv.Added, "early", "e", "").Object
+	g, apply := liveGraph(early)
+	for i := range 1000 {
+		apply(graphEvent(kv.Added, fmt.Sprintf("plain-%d", i), fmt.Sprintf("p%d", i), `"finalizers":["x"]`))
+	}
+	if len(g.nodes) != 0 {
+		t.Fatalf("%d nodes for objects without owners, dependents or deletion", len(g.nodes))
+	}
+	g.scan()
+	hasNodes := func(step string, want ...string) {
+		t.Helper()
+		var got []string
+		for _, n := range g.nodes {
+			got = append(got, n.ref.Key.Name)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: nodes %v, want %v", step, got, want)
+		}
+	}
+	steps := []struct {
+		name        string
+		ev          kv.Event
+		del, orphan []string
+		nodes       []string
+	}{
+		{"a dependent of an owner its informer did not show yet: found in the store, not suspect",
+			graphEvent(kv.Added, "dep-e", "de", owners(ref("early", "e", true))), nil, nil, []string{"dep-e", "early"}},
+		{"the owner's informer catches up: nothing", graphEvent(kv.Added, "early", "e", ""), nil, nil, []string{"dep-e", "early"}},
+		{"a dependent of an owner with another uid in the store: suspect, no node for the other",
+			graphEvent(kv.Added, "dep-x", "dx", owners(ref("plain-1", "not-p1", true))), []string{"dep-x"}, nil,
+			[]string{"dep-e", "dep-x", "early"}},
+		{"a dependent of an owner not in the store: suspect",
+			graphEvent(kv.Added, "dep-g", "dg", owners(ref("ghost", "g", true))), []string{"dep-g"}, nil,
+			[]string{"dep-e", "dep-g", "dep-x", "early"}},
+		{"the owner never seen is deleted: its dependents", graphEvent(kv.Deleted, "ghost", "g", ""), []string{"dep-g"}, nil,
+			[]string{"dep-e", "dep-g", "dep-x", "early"}},
+		{"a plain object deleted: nothing", graphEvent(kv.Deleted, "plain-2", "p2", ""), nil, nil,
+			[]string{"dep-e", "dep-g", "dep-x", "early"}},
+		{"a dependent of a plain object (found): its node",
+			graphEvent(kv.Added, "dep-p3", "dp3", owners(ref("plain-3", "p3", false))), nil, nil,
+			[]string{"dep-e", "dep-g", "dep-p3", "dep-x", "early", "plain-3"}},
+		{"that owner deleted in the foreground: it and its dependents",
+			graphEvent(kv.Modified, "plain-3", "p3", deletingFg), []string{"dep-p3", "plain-3"}, nil,
+			[]string{"dep-e", "dep-g", "dep-p3", "dep-x", "early", "plain-3"}},
+		{"its dependent gone: the waiting owner, which keeps its node (being deleted)",
+			graphEvent(kv.Deleted, "dep-p3", "dp3", ""), []string{"plain-3"}, nil,
+			[]string{"dep-e", "dep-g", "dep-x", "early", "plain-3"}},
+		{"a dependent drops its reference: the owner loses its node",
+			graphEvent(kv.Modified, "dep-e", "de", ""), nil, nil, []string{"dep-g", "dep-x", "plain-3"}},
+		{"an owner deleted with orphans: its own node", graphEvent(kv.Modified, "plain-4", "p4",
+			`"deletionTimestamp":"2026-01-01T00:00:00Z","finalizers":["orphan"]`), nil, []string{"plain-4"},
+			[]string{"dep-g", "dep-x", "plain-3", "plain-4"}},
+		{"a dependent whose owner waits: found in the foreground, suspect",
+			graphEvent(kv.Added, "dep-w", "dw", owners(ref("plain-3", "p3", true))), []string{"dep-w"}, nil,
+			[]string{"dep-g", "dep-w", "dep-x", "plain-3", "plain-4"}},
+		{"the waiting owner goes: its dependent", graphEvent(kv.Deleted, "plain-3", "p3", deletingFg), []string{"dep-w"}, nil,
+			[]string{"dep-g", "dep-w", "dep-x", "plain-4"}},
+	}
+	for _, st := range steps {
+		w := apply(st.ev)
+		if !slices.Equal(names(w.del), st.del) || !slices.Equal(names(w.orphan), st.orphan) {
+			t.Errorf("%s: del %v orphan %v, want %v %v", st.name, names(w.del), names(w.orphan), st.del, st.orphan)
+		}
+		hasNodes(st.name, st.nodes...)
 	}
 }
 
