@@ -93,6 +93,8 @@ func run(args []string) error {
 	if d := v.GetDuration("release-startup-memory"); d > 0 {
 		t := time.AfterFunc(d, func() { releaseStartupMemory(cfg.Logger) })
 		defer t.Stop()
+		stopTrim := trimExecutableEvery(ctx, time.Minute)
+		defer stopTrim()
 	}
 	<-ctx.Done()
 	cfg.Logger.Info("shutting down")
@@ -201,7 +203,7 @@ func flagSet() *pflag.FlagSet {
 		"largest object stored, as encoded (etcd's default request limit); a write that makes a larger one gets 413 "+
 			"RequestEntityTooLarge (request bodies are limited to kube's 3 MiB)")
 	fs.Duration("release-startup-memory", 3*time.Second,
-		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched (0: never)")
+		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched; afterwards, every minute, the executable's pages mapped since once they exceed 16 MiB (0: never)")
 	fs.String("memory-limit", "", "soft limit of the member's memory (Go's GOMEMLIMIT), a quantity such as 512Mi: the collector works harder near it "+
 		"(default: 90% of the container's cgroup memory limit when it has one, else none; 0: none)")
 	fs.String("heap-headroom", "16Mi", "how much the Go heap may grow past its live bytes before a collection once it holds more than that "+
@@ -290,6 +292,32 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 	}
 	cfg.Controllers.Scheduling.SimNodes.Taints = taints
 	return cfg, cfg.Validate()
+}
+
+// executableKept is how much of the executable may stay mapped between
+// two trims: an idle member runs 6-9 MiB of it.
+const executableKept = 16 << 20
+
+// trimExecutableEvery unmaps, every interval, the pages of the executable
+// mapped since the last time once they exceed executableKept (see
+// memtrim.TrimExecutable); stop ends it and waits.
+func trimExecutableEvery(ctx context.Context, every time.Duration) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				memtrim.TrimExecutable(executableKept) // best effort: the next tick tries again
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // releaseStartupMemory gives back what only start-up used (see memtrim).

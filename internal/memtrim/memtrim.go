@@ -52,6 +52,33 @@ func Trim() (Result, error) {
 	return r, nil
 }
 
+// TrimExecutable unmaps the executable's read-only mappings, as Trim
+// does, when they hold at least minRSS bytes, and returns their resident
+// size. Run periodically it keeps mapped only the code and data the
+// process used since the last call: a burst of work (a fill of 100,000
+// objects, a first kubectl session) maps tens of MiB of the binary that
+// steady serving never touches again. What is used again faults back in
+// from the page cache (a minor fault per 64 KiB).
+func TrimExecutable(minRSS uint64) (uint64, error) {
+	regions, err := ownReadOnlyMappings()
+	if err != nil {
+		return 0, err
+	}
+	var rss uint64
+	for _, m := range regions {
+		rss += m.rss
+	}
+	if rss < minRSS || rss == 0 {
+		return rss, nil
+	}
+	for _, m := range regions {
+		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, unix.MADV_DONTNEED); errno != 0 {
+			return rss, fmt.Errorf("madvise %#x-%#x: %w", m.start, m.end, errno)
+		}
+	}
+	return rss, nil
+}
+
 // mapping is one line of /proc/self/smaps and the fields Trim needs.
 type mapping struct {
 	start, end uintptr

@@ -21,3 +21,6 @@ func Trim() (Result, error) {
 
 // PageOut needs Linux's MADV_PAGEOUT: elsewhere it does nothing.
 func PageOut(path string, minRSS uint64) (uint64, error) { return 0, errors.ErrUnsupported }
+
+// TrimExecutable needs Linux: elsewhere it does nothing.
+func TrimExecutable(minRSS uint64) (uint64, error) { return 0, errors.ErrUnsupported }

@@ -166,3 +166,23 @@ func TestPageOutFileMapping(t *testing.T) {
 		t.Fatal("the mapping reads back different data after PageOut")
 	}
 }
+
+// TestTrimExecutableThreshold: below its threshold TrimExecutable only
+// measures; at 0 it unmaps, and the next measurement finds less mapped.
+func TestTrimExecutableThreshold(t *testing.T) {
+	before, err := TrimExecutable(1 << 62)
+	if err != nil || before < 1<<20 {
+		t.Fatalf("resident executable %d bytes, %v; want at least 1 MiB", before, err)
+	}
+	if _, err := TrimExecutable(0); err != nil {
+		t.Fatal(err)
+	}
+	after, err := TrimExecutable(1 << 62)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("executable resident %d KiB → %d KiB", before>>10, after>>10)
+	if after >= before {
+		t.Errorf("executable resident %d → %d bytes after TrimExecutable(0)", before, after)
+	}
+}
