@@ -12,23 +12,30 @@ import (
 // when Since is zero, as kube's translateTimestampSince does. A cell holding
 // a JSON string and a non-zero Since (pod Restarts with a last restart time)
 // is rendered with " (<age> ago)" added inside the string: `"2 (5m ago)"`.
-func AppendCells(dst []byte, cells []kv.Cell, now time.Time) []byte {
+// The row is read in place: rendering allocates nothing.
+func AppendCells(dst []byte, row kv.Row, now time.Time) []byte {
 	dst = append(dst, '[')
-	for i, c := range cells {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		switch n := len(c.JSON); {
-		case c.JSON == nil:
-			dst = append(appendAge(append(dst, '"'), c.Since, now), '"')
-		case !c.Since.IsZero() && n >= 2 && c.JSON[n-1] == '"':
-			dst = append(dst, c.JSON[:n-1]...)
-			dst = append(appendAge(append(dst, " ("...), c.Since, now), ` ago)"`...)
-		default:
-			dst = append(dst, c.JSON...)
-		}
+	start := len(dst)
+	var c kv.Cell
+	for rest := row; rest.Read(&c); {
+		dst = append(appendCell(dst, c, now), ',')
+	}
+	if len(dst) > start { // the comma after the last cell
+		dst = dst[:len(dst)-1]
 	}
 	return append(dst, ']')
+}
+
+// appendCell appends one cell's JSON value, as AppendCells renders it.
+func appendCell(dst []byte, c kv.Cell, now time.Time) []byte {
+	switch n := len(c.JSON); {
+	case c.JSON == nil:
+		return append(appendAge(append(dst, '"'), c.Since, now), '"')
+	case !c.Since.IsZero() && n >= 2 && c.JSON[n-1] == '"':
+		dst = append(dst, c.JSON[:n-1]...)
+		return append(appendAge(append(dst, " ("...), c.Since, now), ` ago)"`...)
+	}
+	return append(dst, c.JSON...)
 }
 
 // appendString appends s as a JSON string, escaped exactly like
