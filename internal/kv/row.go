@@ -21,7 +21,7 @@ import (
 // A cell without rowJSON is a clock cell (Cell.JSON nil). Fixed-width
 // seconds cost what a varint of today's would (5 bytes) and read with no
 // loop: rendering a Table reads every row's cells. Build a Row with
-// MakeRow, read it with Read or Cells. A Row is immutable once built.
+// MakeRow, render it with AppendJSON, read it with Decode or Cells. A Row is immutable once built.
 type Row []byte
 
 // Cell tags: which parts follow the tag byte.
@@ -108,70 +108,132 @@ func appendCell(dst []byte, c Cell) []byte {
 	return dst
 }
 
-// Read decodes the first cell of *r into *c and advances *r past it. It
-// returns false, leaving *c as it was, at the end of *r, or when *r is not
-// a Row's encoding (a Row is only ever built by MakeRow: reading stops
-// rather than panics). The cell's JSON points into the Row; its Since is
-// in UTC (only ages are taken of it: the instant is exact). Rendering reads
-// a Row in place with Read, allocating nothing:
-//
-//	var c kv.Cell
-//	for rest := row; rest.Read(&c); {
-//		...
-//	}
-func (r *Row) Read(c *Cell) bool {
-	b := *r
-	if len(b) == 0 {
-		return false
+// Decode decodes the first cells of r into cells, as many as fit, and
+// returns how many it decoded and the rest of r. It stops early when r
+// is not a Row's encoding (a Row is only ever built by MakeRow: reading
+// stops rather than panics). A cell's JSON points into r; its Since is in
+// UTC (only ages are taken of it: the instant is exact). Decode into a
+// fixed array allocates nothing; rendering uses AppendJSON instead.
+func (r Row) Decode(cells []Cell) (int, Row) {
+	b, n := r, 0
+	for ; n < len(cells) && len(b) > 0; n++ {
+		js, since, rest, ok := cutCell(b)
+		if !ok {
+			break
+		}
+		cells[n], b = Cell{JSON: js, Since: since}, rest
 	}
+	return n, b
+}
+
+// AppendJSON appends r as the JSON array of its cells, the way a Cell is
+// rendered (see Cell): a cell's JSON as it is; a clock cell as the JSON
+// string of age(since); a JSON string with a Since as the string with
+// " (age(since) ago)" added inside it. age appends the text of an age (the
+// contents of a JSON string) and is called with a zero since for a clock
+// cell without one. Reading and rendering are one pass over r, with no
+// Cell decoded: this is every row of every Table a member serves.
+// AppendJSON stops at the first byte that is not a Row's encoding.
+func (r Row) AppendJSON(dst []byte, age func(dst []byte, since time.Time) []byte) []byte {
+	dst = append(dst, '[')
+	start := len(dst)
+	for b := r; len(b) > 0; {
+		// The usual cells first, inline (rendering a Table of them is
+		// no slower than from a []Cell). Most: JSON only, shorter than
+		// 128 bytes.
+		if len(b) > 1 && b[0] == rowJSON && b[1] < 0x80 && int(b[1]) <= len(b)-2 {
+			end := 2 + int(b[1])
+			dst = append(append(dst, b[2:end]...), ',')
+			b = b[end:]
+			continue
+		}
+		// Ages: clock cells of a whole second after 1970.
+		if len(b) > sinceBytes && b[0] == rowSince {
+			s := b[1 : 1+sinceBytes : 1+sinceBytes]
+			sec := int64(s[0]) | int64(s[1])<<8 | int64(s[2])<<16 | int64(s[3])<<24 | int64(s[4])<<32
+			dst = append(age(append(dst, '"'), time.Unix(sec, 0).UTC()), '"', ',')
+			b = b[1+sinceBytes:]
+			continue
+		}
+		js, since, rest, ok := cutCell(b)
+		if !ok {
+			break
+		}
+		switch n := len(js); {
+		case js == nil:
+			dst = append(age(append(dst, '"'), since), '"')
+		case !since.IsZero() && n >= 2 && js[n-1] == '"':
+			dst = append(dst, js[:n-1]...)
+			dst = append(age(append(dst, " ("...), since), ` ago)"`...)
+		default:
+			dst = append(dst, js...)
+		}
+		dst, b = append(dst, ','), rest
+	}
+	if len(dst) > start { // the comma after the last cell
+		dst = dst[:len(dst)-1]
+	}
+	return append(dst, ']')
+}
+
+// cutCell decodes the cell at the start of b: its JSON and Since, and the
+// rest of b; ok is false when b does not start with a Row's cell.
+func cutCell(b []byte) (js []byte, since time.Time, rest []byte, ok bool) {
 	tag, i := b[0], 1
-	var js []byte
 	if tag&rowJSON != 0 {
-		n, k := uint64(0), 0
+		l, k := uint64(0), 0
 		if i < len(b) && b[i] < 0x80 { // the usual one-byte length
-			n, k = uint64(b[i]), 1
-		} else if n, k = binary.Uvarint(b[i:]); k <= 0 {
-			return false
+			l, k = uint64(b[i]), 1
+		} else if l, k = binary.Uvarint(b[i:]); k <= 0 {
+			return nil, time.Time{}, nil, false
 		}
 		i += k
-		if n > uint64(len(b)-i) {
-			return false
+		if l > uint64(len(b)-i) {
+			return nil, time.Time{}, nil, false
 		}
-		js = b[i : i+int(n) : i+int(n)]
-		i += int(n)
+		js = b[i : i+int(l) : i+int(l)]
+		i += int(l)
 	}
-	var since time.Time
-	if tag&(rowSince|rowWide|rowNanos) != 0 {
-		var sec int64
-		switch {
-		case tag&rowSince != 0:
-			if len(b)-i < sinceBytes {
-				return false
-			}
-			s := b[i : i+sinceBytes : i+sinceBytes]
-			sec = int64(s[0]) | int64(s[1])<<8 | int64(s[2])<<16 | int64(s[3])<<24 | int64(s[4])<<32
-			i += sinceBytes
-		case tag&rowWide != 0:
-			var k int
-			if sec, k = binary.Varint(b[i:]); k <= 0 {
-				return false
-			}
-			i += k
-		default: // nanoseconds without seconds: not MakeRow's
-			return false
-		}
-		var ns uint64
-		if tag&rowNanos != 0 {
-			var k int
-			if ns, k = binary.Uvarint(b[i:]); k <= 0 || ns >= uint64(time.Second) {
-				return false
-			}
-			i += k
-		}
-		since = time.Unix(sec, int64(ns)).UTC()
+	since, k := readSince(tag, b[i:])
+	if k < 0 {
+		return nil, time.Time{}, nil, false
 	}
-	c.JSON, c.Since, *r = js, since, b[i:]
-	return true
+	return js, since, b[i+k:], true
+}
+
+// readSince reads the Since announced by tag at the start of b: the time
+// and the bytes it took, or k < 0 when b is not a Row's encoding.
+func readSince(tag byte, b []byte) (since time.Time, k int) {
+	if tag&(rowSince|rowWide|rowNanos) == 0 {
+		return time.Time{}, 0
+	}
+	var sec int64
+	switch {
+	case tag&rowSince != 0:
+		if len(b) < sinceBytes {
+			return time.Time{}, -1
+		}
+		s := b[:sinceBytes:sinceBytes]
+		sec = int64(s[0]) | int64(s[1])<<8 | int64(s[2])<<16 | int64(s[3])<<24 | int64(s[4])<<32
+		k = sinceBytes
+	case tag&rowWide != 0:
+		var n int
+		if sec, n = binary.Varint(b); n <= 0 {
+			return time.Time{}, -1
+		}
+		k = n
+	default: // nanoseconds without seconds: not MakeRow's
+		return time.Time{}, -1
+	}
+	var ns uint64
+	if tag&rowNanos != 0 {
+		n := 0
+		if ns, n = binary.Uvarint(b[k:]); n <= 0 || ns >= uint64(time.Second) {
+			return time.Time{}, -1
+		}
+		k += n
+	}
+	return time.Unix(sec, int64(ns)).UTC(), k
 }
 
 // Cells decodes every cell of r (nil for an empty Row), for tests and
@@ -179,21 +241,21 @@ func (r *Row) Read(c *Cell) bool {
 // table.AppendCells without decoding it into a slice.
 func (r Row) Cells() []Cell {
 	var cells []Cell
-	var c Cell
-	for rest := r; rest.Read(&c); {
-		cells = append(cells, c)
+	var buf [8]Cell
+	for n, rest := r.Decode(buf[:]); n > 0; n, rest = rest.Decode(buf[:]) {
+		cells = append(cells, buf[:n]...)
 	}
 	return cells
 }
 
 // Len returns the number of cells in r.
 func (r Row) Len() int {
-	n := 0
-	var c Cell
-	for rest := r; rest.Read(&c); {
-		n++
+	total := 0
+	var buf [8]Cell
+	for n, rest := r.Decode(buf[:]); n > 0; n, rest = rest.Decode(buf[:]) {
+		total += n
 	}
-	return n
+	return total
 }
 
 func uvarintLen(x uint64) int {

@@ -12,22 +12,13 @@ import (
 // when Since is zero, as kube's translateTimestampSince does. A cell holding
 // a JSON string and a non-zero Since (pod Restarts with a last restart time)
 // is rendered with " (<age> ago)" added inside the string: `"2 (5m ago)"`.
-// The row is read in place: rendering allocates nothing.
+// The row is rendered in place (kv.Row.AppendJSON): nothing is allocated.
 func AppendCells(dst []byte, row kv.Row, now time.Time) []byte {
-	dst = append(dst, '[')
-	start := len(dst)
-	var c kv.Cell
-	for rest := row; rest.Read(&c); {
-		dst = append(appendCell(dst, c, now), ',')
-	}
-	if len(dst) > start { // the comma after the last cell
-		dst = dst[:len(dst)-1]
-	}
-	return append(dst, ']')
+	return row.AppendJSON(dst, func(dst []byte, since time.Time) []byte { return appendAge(dst, since, now) })
 }
 
 // appendCell appends one cell's JSON value, as AppendCells renders it.
-func appendCell(dst []byte, c kv.Cell, now time.Time) []byte {
+func appendCell(dst []byte, c *kv.Cell, now time.Time) []byte {
 	switch n := len(c.JSON); {
 	case c.JSON == nil:
 		return append(appendAge(append(dst, '"'), c.Since, now), '"')

@@ -156,7 +156,7 @@ func (p *Printer) AppendRow(dst, raw []byte, now time.Time) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendCell(dst, c, now)
+		dst = appendCell(dst, &c, now)
 	}
 	return append(dst, ']')
 }
