@@ -87,3 +87,23 @@ func BenchmarkHeldCells(b *testing.B) {
 	}
 	b.ReportMetric(per, "B/object")
 }
+
+// TestAppendRowCustom: a custom printer's row rendered at request time
+// (Printer.AppendRow, no Row built) is the row its packed cells render.
+func TestAppendRowCustom(t *testing.T) {
+	since := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	p := NewCustom([]Column{NameColumn(), AgeColumn(), {Name: "R"}, {Name: "U"}, {Name: "N"}}, func(raw []byte) []kv.Cell {
+		return []kv.Cell{{JSON: raw}, {Since: since}, {JSON: []byte(`"2"`), Since: since}, {}, {JSON: []byte(`7`), Since: since}}
+	})
+	now := since.Add(90 * time.Second)
+	want := `["x","90s","2 (90s ago)","\u003cunknown\u003e",7]`
+	if got := string(p.AppendRow(nil, []byte(`"x"`), now)); got != want {
+		t.Errorf("AppendRow: %s, want %s", got, want)
+	}
+	if got := string(AppendCells(nil, p.Cells([]byte(`"x"`)), now)); got != want {
+		t.Errorf("AppendCells of Cells: %s, want %s", got, want)
+	}
+	if got := string(Lookup("configmaps").AppendRow(nil, configMapJSON(1), since.Add(2*time.Hour))); got != `["cm-000001",3,"60m"]` {
+		t.Errorf("built-in printer's AppendRow: %s", got)
+	}
+}
