@@ -17,7 +17,7 @@ import (
 // registry.FieldsFor; only the fields it names are read, with gjson) and
 // its Table cells. Wire it into the store (raftstore.Config.Derive);
 // resource is the group-qualified plural.
-func Derive(resource string, raw []byte) (map[string]string, []kv.Cell) {
+func Derive(resource string, raw []byte) (map[string]string, kv.Row) {
 	if strings.HasPrefix(resource, "_") { // the store's own records
 		return nil, nil
 	}

@@ -19,7 +19,7 @@ import (
 // request time instead.
 type tableWriter struct {
 	printer    *table.Printer
-	custom     bool   // cells come from printer.Cells at request time
+	custom     bool   // cells are computed at request time (printer.AppendRow)
 	apiVersion string // meta.k8s.io/v1 or meta.k8s.io/v1beta1
 	include    string // Metadata (default), Object or None
 	now        time.Time
@@ -66,11 +66,11 @@ func (t *tableWriter) appendRow(b []byte, obj *kv.Object, comma bool) []byte {
 	if comma {
 		b = append(b, ',')
 	}
-	cells := obj.Cells
 	if t.custom {
-		cells = t.printer.Cells(obj.Raw)
+		b = t.printer.AppendRow(append(b, `{"cells":`...), obj.Raw, t.now)
+	} else {
+		b = table.AppendCells(append(b, `{"cells":`...), obj.Cells, t.now)
 	}
-	b = table.AppendCells(append(b, `{"cells":`...), cells, t.now)
 	b = append(b, `,"object":`...)
 	switch t.include {
 	case "None":

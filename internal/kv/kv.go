@@ -33,8 +33,8 @@ func (k Key) Less(o Key) bool {
 // is nil the cell depends on the clock and is rendered at request time as the
 // human duration since Since (or "<unknown>" when Since is zero). When JSON
 // is a string and Since is set, " (<duration> ago)" is appended inside the
-// string at request time (a pod's "5 (3m ago)" restarts). Render cells with
-// table.AppendCells.
+// string at request time (a pod's "5 (3m ago)" restarts). An object keeps
+// its cells packed in a Row; render them with table.AppendCells.
 type Cell struct {
 	JSON  []byte
 	Since time.Time
@@ -56,8 +56,9 @@ type Derived struct {
 	// items of built-in kinds carry no kind/apiVersion). Zero when Raw does
 	// not start that way.
 	BodyStart int
-	// Cells are the Table cells of the object, in column order.
-	Cells []Cell
+	// Cells are the Table cells of the object, in column order, packed in
+	// one exactly sized Row.
+	Cells Row
 }
 
 // Object is one stored object. It is immutable: a write replaces it.

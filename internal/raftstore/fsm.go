@@ -15,7 +15,7 @@ import (
 
 // DeriveFunc computes, at apply time, the field-selector values and Table
 // cells of an object from its stored bytes (see kv.Derived).
-type DeriveFunc func(resource string, raw []byte) (fields map[string]string, cells []kv.Cell)
+type DeriveFunc func(resource string, raw []byte) (fields map[string]string, cells kv.Row)
 
 // applyResult is what Apply returns to raft for one record; it never leaves
 // the package.

@@ -335,9 +335,9 @@ func TestFSMDerived(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var gotResource string
 			var gotRaw []byte
-			f := newFSM(func(resource string, raw []byte) (map[string]string, []kv.Cell) {
+			f := newFSM(func(resource string, raw []byte) (map[string]string, kv.Row) {
 				gotResource, gotRaw = resource, raw
-				return map[string]string{"f": "v"}, []kv.Cell{{JSON: []byte(`"c"`)}}
+				return map[string]string{"f": "v"}, kv.MakeRow([]kv.Cell{{JSON: []byte(`"c"`)}})
 			}, 10, 10)
 			res := f.Apply(&raft.Log{Index: 1, Type: raft.LogCommand,
 				Data: encodeRecord(&kv.Write{Op: kv.OpCreate, Key: cmKey("ns", "a"), Object: tt.raw})}).(*applyResult)
@@ -374,7 +374,7 @@ func TestFSMDerived(t *testing.T) {
 			if gotResource != "configmaps" || !bytes.Equal(gotRaw, obj.Raw) {
 				t.Errorf("derive called with %q %s, want the stored bytes", gotResource, gotRaw)
 			}
-			if obj.Fields["f"] != "v" || len(obj.Cells) != 1 {
+			if obj.Fields["f"] != "v" || obj.Cells.Len() != 1 {
 				t.Errorf("derived fields/cells not stored: %v %v", obj.Fields, obj.Cells)
 			}
 		})

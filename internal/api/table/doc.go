@@ -17,6 +17,6 @@
 // Namespace phase Active, Deployment/ReplicaSet replicas 1).
 //
 // Concurrency: printers are built once and immutable; every function here is
-// safe for concurrent use. The cells a Printer returns share one backing
-// buffer per row and must not be modified.
+// safe for concurrent use. The cells a Printer returns are one kv.Row per
+// object (one exactly sized allocation) and must not be modified.
 package table

@@ -139,7 +139,7 @@ func TestPodWideColumns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []byte
-			for i, c := range p.Cells([]byte(tt.pod))[5:] {
+			for i, c := range p.Cells([]byte(tt.pod)).Cells()[5:] {
 				if i > 0 {
 					got = append(got, ',')
 				}

@@ -12,23 +12,21 @@ import (
 // when Since is zero, as kube's translateTimestampSince does. A cell holding
 // a JSON string and a non-zero Since (pod Restarts with a last restart time)
 // is rendered with " (<age> ago)" added inside the string: `"2 (5m ago)"`.
-func AppendCells(dst []byte, cells []kv.Cell, now time.Time) []byte {
-	dst = append(dst, '[')
-	for i, c := range cells {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		switch n := len(c.JSON); {
-		case c.JSON == nil:
-			dst = append(appendAge(append(dst, '"'), c.Since, now), '"')
-		case !c.Since.IsZero() && n >= 2 && c.JSON[n-1] == '"':
-			dst = append(dst, c.JSON[:n-1]...)
-			dst = append(appendAge(append(dst, " ("...), c.Since, now), ` ago)"`...)
-		default:
-			dst = append(dst, c.JSON...)
-		}
+// The row is rendered in place (kv.Row.AppendJSON): nothing is allocated.
+func AppendCells(dst []byte, row kv.Row, now time.Time) []byte {
+	return row.AppendJSON(dst, func(dst []byte, since time.Time) []byte { return appendAge(dst, since, now) })
+}
+
+// appendCell appends one cell's JSON value, as AppendCells renders it.
+func appendCell(dst []byte, c *kv.Cell, now time.Time) []byte {
+	switch n := len(c.JSON); {
+	case c.JSON == nil:
+		return append(appendAge(append(dst, '"'), c.Since, now), '"')
+	case !c.Since.IsZero() && n >= 2 && c.JSON[n-1] == '"':
+		dst = append(dst, c.JSON[:n-1]...)
+		return append(appendAge(append(dst, " ("...), c.Since, now), ` ago)"`...)
 	}
-	return append(dst, ']')
+	return append(dst, c.JSON...)
 }
 
 // appendString appends s as a JSON string, escaped exactly like

@@ -35,7 +35,7 @@ func TestAppendCellsDurations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := string(AppendCells(nil, []kv.Cell{tt.cell}, now)); got != "["+tt.want+"]" {
+			if got := string(AppendCells(nil, kv.MakeRow([]kv.Cell{tt.cell}), now)); got != "["+tt.want+"]" {
 				t.Errorf("got %s, want [%s]", got, tt.want)
 			}
 		})

@@ -10,24 +10,27 @@ import (
 )
 
 // maxCells bounds the columns of a printer, so that a rowWriter keeps its
-// cell offsets in a fixed array: building a row allocates only the cells
-// and the one buffer their JSON shares.
+// cell offsets in fixed arrays: building a row allocates only the writer
+// (its JSON fits its scratch array unless a row is long) and the Row.
 const maxCells = 12
 
-// rowWriter builds the cells of one row. Cell JSON is appended to buf and
-// sliced out by done, once buf no longer moves.
+// rowWriter builds the cells of one row. Cell JSON is appended to buf;
+// done packs the cells into one exactly sized kv.Row.
 type rowWriter struct {
 	buf   []byte
-	cells []kv.Cell
-	ends  [maxCells]int // ends[i] is the end of cell i's JSON in buf
-	start int           // start of the cell being written
+	n     int                 // cells written
+	ends  [maxCells]int       // ends[i] is the end of cell i's JSON in buf
+	since [maxCells]time.Time // since[i] is cell i's Since
+	start int                 // start of the cell being written
+	// scratch is buf's first backing array: rows are short, and the Row
+	// is copied out of it, so the writer is the only other allocation.
+	scratch [192]byte
 }
 
-func newRowWriter(columns int) rowWriter {
-	return rowWriter{
-		buf:   make([]byte, 0, 16*columns+64),
-		cells: make([]kv.Cell, 0, columns),
-	}
+// reset makes w empty, writing into its scratch array. w must not move
+// afterwards (rowWriter is used through a pointer).
+func (w *rowWriter) reset() {
+	w.buf, w.n, w.start = w.scratch[:0], 0, 0
 }
 
 // str writes a string cell.
@@ -124,20 +127,22 @@ func (w *rowWriter) endSince(t time.Time) {
 }
 
 func (w *rowWriter) add(since time.Time) {
-	w.ends[len(w.cells)] = len(w.buf)
-	w.cells = append(w.cells, kv.Cell{Since: since})
+	w.ends[w.n], w.since[w.n] = len(w.buf), since
+	w.n++
 }
 
-// done returns the cells; clock cells keep a nil JSON.
-func (w *rowWriter) done() []kv.Cell {
+// done packs the cells into a Row; clock cells have no JSON.
+func (w *rowWriter) done() kv.Row {
+	var cells [maxCells]kv.Cell
 	start := 0
-	for i := range w.cells {
+	for i := range w.n {
+		cells[i].Since = w.since[i]
 		if end := w.ends[i]; end > start {
-			w.cells[i].JSON = w.buf[start:end:end]
+			cells[i].JSON = w.buf[start:end]
 			start = end
 		}
 	}
-	return w.cells
+	return kv.MakeRow(cells[:w.n])
 }
 
 // joinField writes a string cell joining field of every element of arr

@@ -2,6 +2,7 @@ package table
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -130,15 +131,34 @@ func newPrinter(columns []Column, cells cellsFunc) *Printer {
 }
 
 // Cells computes the cells of one stored object from its raw JSON, in column
-// order. Clock-dependent cells (ages) are left for AppendCells to render.
-// It is meant to run once per write; the result is immutable.
-func (p *Printer) Cells(raw []byte) []kv.Cell {
+// order, packed in one exactly sized Row. Clock-dependent cells (ages) are
+// left for AppendCells to render. It is meant to run once per write; the
+// result is immutable.
+func (p *Printer) Cells(raw []byte) kv.Row {
 	if p.custom != nil {
-		return p.custom(raw)
+		return kv.MakeRow(p.custom(raw))
 	}
-	w := newRowWriter(len(p.Columns))
-	p.cells(readObject(gjson.ParseBytes(raw)), &w)
+	w := new(rowWriter)
+	w.reset()
+	p.cells(readObject(gjson.ParseBytes(raw)), w)
 	return w.done()
+}
+
+// AppendRow appends the JSON array of the cells of raw computed now, as
+// AppendCells(dst, p.Cells(raw), now) does, for cells computed at request
+// time (custom resources' printers) without packing them first.
+func (p *Printer) AppendRow(dst, raw []byte, now time.Time) []byte {
+	if p.custom == nil {
+		return AppendCells(dst, p.Cells(raw), now)
+	}
+	dst = append(dst, '[')
+	for i, c := range p.custom(raw) {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCell(dst, &c, now)
+	}
+	return append(dst, ']')
 }
 
 // AppendColumnDefinitions appends the JSON array of the column definitions,

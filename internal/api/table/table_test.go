@@ -126,8 +126,8 @@ func checkColumns(t *testing.T, p *Printer, tbl []byte) {
 func checkCells(t *testing.T, p *Printer, obj []byte, want string, now time.Time) {
 	t.Helper()
 	cells := p.Cells(obj)
-	if len(cells) != len(p.Columns) {
-		t.Fatalf("got %d cells for %d columns", len(cells), len(p.Columns))
+	if cells.Len() != len(p.Columns) {
+		t.Fatalf("got %d cells for %d columns", cells.Len(), len(p.Columns))
 	}
 	if got := string(AppendCells(nil, cells, now)); got != want {
 		t.Errorf("cells differ\n got: %s\nwant: %s", got, want)
@@ -138,7 +138,7 @@ func checkCells(t *testing.T, p *Printer, obj []byte, want string, now time.Time
 // even from an empty object.
 func TestPrintersColumnCount(t *testing.T) {
 	for name, p := range printers {
-		if got := len(p.Cells([]byte(`{}`))); got != len(p.Columns) {
+		if got := p.Cells([]byte(`{}`)).Len(); got != len(p.Columns) {
 			t.Errorf("%s: %d cells for %d columns", name, got, len(p.Columns))
 		}
 	}
