@@ -152,6 +152,7 @@ func (f *fsm) applyDelete(index uint64, cur *kv.Object) *applyResult {
 // newObject builds the stored form of raw: everything serving needs is
 // derived here, once.
 func (f *fsm) newObject(k kv.Key, raw []byte, rv uint64) *kv.Object {
+	k.Resource = f.objs.resourceName(k.Resource) // one string per resource, not per object
 	obj := &kv.Object{Key: k, Raw: raw, RV: rv}
 	deriveMeta(obj, &f.labels)
 	if f.derive != nil {
@@ -171,6 +172,12 @@ func deriveMeta(obj *kv.Object, lb *kv.LabelsBuilder) {
 	// points into that copy: keep nothing of it, or every object retains
 	// a second copy of its whole metadata (46 MB at 100,000 ConfigMaps).
 	obj.UID = rawString(obj.Raw, meta.Get("uid"))
+	// The key's name and namespace are in the stored bytes too: share them
+	// (the decoded record's copies are garbage then).
+	obj.Key.Name = sharedString(obj.Raw, meta.Get("name"), obj.Key.Name)
+	if obj.Key.Namespace != "" {
+		obj.Key.Namespace = sharedString(obj.Raw, meta.Get("namespace"), obj.Key.Namespace)
+	}
 	if ls := meta.Get("labels"); ls.IsObject() {
 		ls.ForEach(func(k, v gjson.Result) bool {
 			lb.Add(k.String(), v.String())
@@ -179,6 +186,16 @@ func deriveMeta(obj *kv.Object, lb *kv.LabelsBuilder) {
 		obj.Labels = lb.Labels()
 	}
 	obj.BodyStart = bodyStart(obj.Raw)
+}
+
+// sharedString returns cur as a string over raw's bytes when v, found in
+// raw, is cur written without escapes; else cur.
+func sharedString(raw []byte, v gjson.Result, cur string) string {
+	start, end := v.Index+1, v.Index+len(v.Raw)-1
+	if v.Type != gjson.String || v.Index <= 0 || end <= start || end > len(raw) || string(raw[start:end]) != cur {
+		return cur
+	}
+	return unsafe.String(&raw[start], end-start)
 }
 
 // rawString returns the string value v, found in raw (gjson's Index is

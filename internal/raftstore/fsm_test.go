@@ -544,11 +544,14 @@ func TestWatcherStop(t *testing.T) {
 // copy; a uid written with an escape (never by the API) is decoded.
 func TestDeriveMetaSharesRaw(t *testing.T) {
 	var lb kv.LabelsBuilder
-	obj := &kv.Object{Raw: []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","uid":"u-1","labels":{"x":"y"}}}`)}
+	obj := &kv.Object{Key: kv.Key{Resource: "configmaps", Namespace: "ns-1", Name: "cm-a"},
+		Raw: []byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm-a","namespace":"ns-1","uid":"u-1","labels":{"x":"y"}}}`)}
 	deriveMeta(obj, &lb)
-	i := bytes.Index(obj.Raw, []byte("u-1"))
-	if obj.UID != "u-1" || unsafe.StringData(obj.UID) != &obj.Raw[i] {
-		t.Fatalf("uid %q is not the stored bytes at %d", obj.UID, i)
+	for _, s := range []struct{ name, got, want string }{{"uid", obj.UID, "u-1"}, {"name", obj.Key.Name, "cm-a"}, {"namespace", obj.Key.Namespace, "ns-1"}} {
+		i := bytes.Index(obj.Raw, []byte(`"`+s.want+`"`)) + 1
+		if s.got != s.want || unsafe.StringData(s.got) != &obj.Raw[i] {
+			t.Fatalf("%s %q is not the stored bytes at %d", s.name, s.got, i)
+		}
 	}
 	if obj.Labels.Get("x") != "y" || obj.Labels.Len() != 1 {
 		t.Fatalf("labels %s", obj.Labels)

@@ -22,6 +22,8 @@ func lessObject(a, b *kv.Object) bool {
 
 // table holds the objects of one resource ordered by (namespace, name).
 type table struct {
+	// name is the resource: objects' keys share this string.
+	name string
 	tree *btree.BTreeG[*kv.Object]
 	// view is an immutable clone of tree shared by readers; nil after a
 	// write until a reader asks again.
@@ -101,7 +103,18 @@ func (t *table) retire(rev uint64) {
 	t.view = nil
 }
 
-func newTable() *table { return &table{tree: btree.NewG(btreeDegree, lessObject)} }
+func newTable(name string) *table {
+	return &table{name: name, tree: btree.NewG(btreeDegree, lessObject)}
+}
+
+// resourceName returns the string of resource its table holds (resource
+// itself for a new one).
+func (o *objects) resourceName(resource string) string {
+	if t := o.tables[resource]; t != nil {
+		return t.name
+	}
+	return resource
+}
 
 // objects is the whole in-memory store: one table per resource. It is not
 // safe for concurrent use on its own; the FSM's mutex guards it.
@@ -127,7 +140,7 @@ func (o *objects) get(k kv.Key) *kv.Object {
 func (o *objects) put(obj *kv.Object) {
 	t := o.tables[obj.Key.Resource]
 	if t == nil {
-		t = newTable()
+		t = newTable(obj.Key.Resource)
 		o.tables[obj.Key.Resource] = t
 	}
 	t.retire(obj.RV)

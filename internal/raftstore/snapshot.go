@@ -149,6 +149,7 @@ func (f *fsm) readSnapshot(r *bufio.Reader) (*objects, uint64, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		w.Key.Resource = objs.resourceName(w.Key.Resource)
 		obj := f.newObject(w.Key, plain, rv)
 		obj.Stale = stale
 		objs.put(obj)
