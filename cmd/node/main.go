@@ -17,6 +17,7 @@ import (
 	"github.com/litek8s/litek8s/internal/controllers/simnode"
 	"github.com/litek8s/litek8s/internal/member"
 	"github.com/litek8s/litek8s/internal/memtrim"
+	"github.com/litek8s/litek8s/internal/memtune"
 	"github.com/litek8s/litek8s/internal/version"
 )
 
@@ -203,7 +204,7 @@ func flagSet() *pflag.FlagSet {
 		"largest object stored, as encoded (etcd's default request limit); a write that makes a larger one gets 413 "+
 			"RequestEntityTooLarge (request bodies are limited to kube's 3 MiB)")
 	fs.Duration("release-startup-memory", 3*time.Second,
-		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched; afterwards, every minute, the executable's pages mapped since once they exceed 16 MiB (0: never)")
+		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched; afterwards, every minute, the executable's pages mapped since and the heap's free pages, each once they exceed 16 MiB (0: never)")
 	fs.String("memory-limit", "", "soft limit of the member's memory (Go's GOMEMLIMIT), a quantity such as 512Mi: the collector works harder near it "+
 		"(default: 90% of the container's cgroup memory limit when it has one, else none; 0: none)")
 	fs.String("heap-headroom", "16Mi", "how much the Go heap may grow past its live bytes before a collection once it holds more than that "+
@@ -298,9 +299,14 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 // two trims: an idle member runs 6-9 MiB of it.
 const executableKept = 16 << 20
 
+// heapFreeKept is how much free heap may stay in the RSS between two
+// trims (the scavenger returns it over minutes).
+const heapFreeKept = 16 << 20
+
 // trimExecutableEvery unmaps, every interval, the pages of the executable
 // mapped since the last time once they exceed executableKept (see
-// memtrim.TrimExecutable); stop ends it and waits.
+// memtrim.TrimExecutable), and gives back the heap's free pages once they
+// exceed heapFreeKept (memtune.ReleaseFree); stop ends it and waits.
 func trimExecutableEvery(ctx context.Context, every time.Duration) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
@@ -314,6 +320,7 @@ func trimExecutableEvery(ctx context.Context, every time.Duration) (stop func())
 				return
 			case <-t.C:
 				memtrim.TrimExecutable(executableKept) // best effort: the next tick tries again
+				memtune.ReleaseFree(heapFreeKept)
 			}
 		}
 	}()

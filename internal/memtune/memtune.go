@@ -155,3 +155,24 @@ func parseLimit(s string) (int64, bool) {
 	}
 	return n, true
 }
+
+// ReleaseFree returns the heap's free memory to the system
+// (debug.FreeOSMemory: a collection, then every free page released) when
+// at least minFree bytes of it are free and not yet released, and returns
+// how many were. The runtime's scavenger gives free pages back slowly, a
+// bounded amount per second: after a burst (a fill of 100,000 objects, a
+// relist) tens of MiB stay in the RSS for minutes. Call it rarely (every
+// minute): the collection costs a mark of the live heap.
+func ReleaseFree(minFree uint64) uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	free := s[0].Value.Uint64()
+	if free < minFree || free == 0 {
+		return 0
+	}
+	debug.FreeOSMemory()
+	return free
+}

@@ -74,3 +74,33 @@ func TestTunerFollowsLiveHeap(t *testing.T) {
 	}
 	runtime.KeepAlive(keep)
 }
+
+// TestReleaseFree: 64 MiB allocated and dropped stay free in the heap
+// until ReleaseFree gives them back; below its threshold it does nothing.
+func TestReleaseFree(t *testing.T) {
+	free := func() uint64 {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	garbage := make([][]byte, 64)
+	for i := range garbage {
+		garbage[i] = make([]byte, 1<<20)
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	runtime.GC()
+	if got := ReleaseFree(1 << 62); got != 0 {
+		t.Fatalf("ReleaseFree below its threshold released %d bytes", got)
+	}
+	before := free()
+	if before < 32<<20 {
+		t.Fatalf("only %d bytes free after dropping 64 MiB (the background scavenger releases a few MiB a second)", before)
+	}
+	if got := ReleaseFree(16 << 20); got < 32<<20 {
+		t.Fatalf("ReleaseFree released %d bytes with %d free", got, before)
+	}
+	if after := free(); after > before/4 {
+		t.Fatalf("heap free %d → %d bytes after ReleaseFree", before, after)
+	}
+}
