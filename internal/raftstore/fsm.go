@@ -44,6 +44,10 @@ type fsm struct {
 	feedSize, watchBuffer int
 	labels                kv.LabelsBuilder // packs labels at apply time (under mu)
 	m                     *metrics
+	// onApplied, if set, is called with the index and term of each batch's
+	// last entry once the batch is applied (outside mu; set before Raft
+	// starts).
+	onApplied func(index, term uint64)
 }
 
 func newFSM(derive DeriveFunc, feedSize, watchBuffer int) *fsm {
@@ -68,6 +72,15 @@ func (f *fsm) Apply(l *raft.Log) any {
 
 // ApplyBatch applies committed entries under one lock acquisition.
 func (f *fsm) ApplyBatch(logs []*raft.Log) []any {
+	out := f.applyBatch(logs)
+	if f.onApplied != nil && len(logs) > 0 {
+		last := logs[len(logs)-1]
+		f.onApplied(last.Index, last.Term)
+	}
+	return out
+}
+
+func (f *fsm) applyBatch(logs []*raft.Log) []any {
 	start := time.Now() // for the metrics only: nothing applied depends on it
 	out := make([]any, len(logs))
 	f.mu.Lock()

@@ -34,6 +34,9 @@ type Store struct {
 	// (one VerifyLeader round serves every waiting read) and as follower
 	// (one call to the leader).
 	leaderReads, remoteReads *readIndexer
+	// notices tells followers what committed without waiting for Raft's
+	// next AppendEntries (commitnotice.go).
+	notices *commitNotices
 
 	notify chan bool
 	cancel context.CancelFunc
@@ -78,6 +81,8 @@ func Open(cfg Config) (*Store, error) {
 	s.fsm.tr = cfg.Transformer
 	s.leaderReads = newReadIndexer(s.leaderReadIndex)
 	s.remoteReads = newReadIndexer(s.remoteReadIndex)
+	s.notices = newCommitNotices(s.log)
+	s.fsm.onApplied = s.notices.appliedUpTo
 	if err := s.openRaft(); err != nil {
 		s.closeRaftParts()
 		return nil, err
@@ -181,10 +186,13 @@ func (s *Store) openRaft() error {
 	if err != nil {
 		return fmt.Errorf("raftstore: log cache: %w", err)
 	}
-	s.raft, err = raft.NewRaft(rc, s.fsm, logs, bolt, snaps, noPipeline{s.trans})
+	tr := transport{NetworkTransport: s.trans, notices: s.notices}
+	s.notices.send = tr.AppendEntries
+	s.raft, err = raft.NewRaft(rc, s.fsm, logs, bolt, snaps, tr)
 	if err != nil {
 		return fmt.Errorf("raftstore: start raft: %w", err)
 	}
+	s.notices.useRaft(s.raft)
 	return nil
 }
 
@@ -221,6 +229,7 @@ func (s *Store) Close() error {
 	if s.raft != nil {
 		err = s.raft.Shutdown().Error()
 	}
+	s.notices.close()
 	if s.cancel != nil {
 		s.cancel()
 	}

@@ -96,19 +96,35 @@ func (t *tlsStream) Dial(address raft.ServerAddress, timeout time.Duration) (net
 	return conn, nil
 }
 
-// noPipeline is Raft's transport without pipelined replication: Raft then
-// sends a follower one AppendEntries at a time (each carrying up to
-// MaxAppendEntries entries). hashicorp/raft v1.7.3's pipeline can deadlock
-// a leader's replication goroutine for good, and with it the member's
-// shutdown: once the pipeline's decoder stops (a response with a newer
-// term, after a leadership transfer or an election, or a failed append),
-// nothing drains its responses, so the next pipelined send blocks on a
-// channel nobody reads, and pipelineReplicate never gets to close the
-// pipeline. With two RPCs in flight (its default) the pipeline gains
-// little over batching anyway (hashicorp/raft#541).
-type noPipeline struct{ *raft.NetworkTransport }
+// transport is Raft's transport without pipelined replication, and with
+// the commit notices' view of replication.
+//
+// Without pipelining Raft sends a follower one AppendEntries at a time
+// (each carrying up to MaxAppendEntries entries). hashicorp/raft v1.7.3's
+// pipeline can deadlock a leader's replication goroutine for good, and
+// with it the member's shutdown: once the pipeline's decoder stops (a
+// response with a newer term, after a leadership transfer or an election,
+// or a failed append), nothing drains its responses, so the next pipelined
+// send blocks on a channel nobody reads, and pipelineReplicate never gets
+// to close the pipeline. With two RPCs in flight (its default) the
+// pipeline gains little over batching anyway (hashicorp/raft#541).
+type transport struct {
+	*raft.NetworkTransport
+	notices *commitNotices
+}
 
 // AppendEntriesPipeline makes Raft fall back to one RPC at a time.
-func (noPipeline) AppendEntriesPipeline(raft.ServerID, raft.ServerAddress) (raft.AppendPipeline, error) {
+func (transport) AppendEntriesPipeline(raft.ServerID, raft.ServerAddress) (raft.AppendPipeline, error) {
 	return nil, raft.ErrPipelineReplicationNotSupported
+}
+
+// AppendEntries sends one AppendEntries and shows the answer to the commit
+// notices.
+func (t transport) AppendEntries(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest,
+	resp *raft.AppendEntriesResponse) error {
+	err := t.NetworkTransport.AppendEntries(id, target, args, resp)
+	if err == nil {
+		t.notices.observe(id, target, args, resp)
+	}
+	return err
 }
