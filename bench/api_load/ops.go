@@ -138,6 +138,15 @@ func (b *bench) opRestart(ctx context.Context, ps *nodeProcs, ref objectRef) (*r
 	if r.DataMs, r.Items, err = b.waitData(ctx, ep, ref, t0); err != nil {
 		return nil, err
 	}
+	ml, err := b.members(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(ml.Members, func(m adminapi.MemberInfo) bool {
+		return m.ID == old.id && m.RaftAddr == old.raftAddr && m.APIURL == ep.url && m.Suffrage == "Voter"
+	}) {
+		return nil, fmt.Errorf("the configuration after the restart is %+v: want %s a voter at %s, %s", ml.Members, old.id, old.raftAddr, ep.url)
+	}
 	if r.VmRSS, err = procStatus(p.cmd.Process.Pid, "VmRSS"); err != nil {
 		return nil, err
 	}
