@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -134,5 +135,36 @@ func TestWithAddrs(t *testing.T) {
 	want := []string{"--id", "m1", "--api-addr", "127.0.0.1:1", "--raft-addr", "127.0.0.1:2", "--join", "https://x"}
 	if !slices.Equal(got, want) || args[3] != "127.0.0.1:0" {
 		t.Errorf("got %v, args now %v: want %v and args unchanged", got, args, want)
+	}
+}
+
+// TestOpsInterrupted cancels a run (Ctrl-C) while the join op's member
+// runs: run returns, and no node process nor the run's temp dir is left.
+func TestOpsInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/node and starts member processes")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	running := -1
+	stderr := &onLine{prefix: "join m3: voter after", f: func() { running = len(nodeProcesses(t, tmp)); cancel() }}
+	err := run(ctx, []string{"-processes", "-members", "3", "-clients", "4", "-objects", "100", "-scenario", "get",
+		"-runs", "1", "-duration", "100ms", "-warmup", "0", "-log-level", "error", "-ops", "join,snapshot"}, io.Discard, stderr)
+	if err == nil || ctx.Err() == nil {
+		t.Fatalf("err = %v, interrupted %v: want the run interrupted during the join op\n%s", err, ctx.Err() != nil, stderr.buf.String())
+	}
+	if running != 4 {
+		t.Errorf("%d node processes when interrupted, want 4 (3 members and the joiner)", running)
+	}
+	if left := nodeProcesses(t, tmp); len(left) > 0 {
+		t.Errorf("node processes left after the interrupted run: %v", left)
+	}
+	ents, _ := os.ReadDir(tmp)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "api_load-") {
+			t.Errorf("the run's temp dir %s is left", e.Name())
+		}
 	}
 }
