@@ -91,6 +91,9 @@ func (b *bench) run(ctx context.Context, sel []scenario) (err error) {
 	if b.rep.ControllerResyncs, err = b.cl.members.resyncs(ctx); err != nil {
 		return err
 	}
+	if err := b.runOps(ctx, b.opts.ops); err != nil {
+		return err
+	}
 	return b.refresh(ctx)
 }
 

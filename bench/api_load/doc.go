@@ -11,6 +11,7 @@
 //	go run ./bench/api_load -scenario list_all -cpuprofile /tmp/cpu.out
 //	go run ./bench/api_load -idle-rss              # target 9: one member process
 //	go run ./bench/api_load -processes -objects 100000 -scenario get   # each member's RSS and heap (issue 20)
+//	go run ./bench/api_load -processes -scenario get -ops all          # + a restart, a join, a backup round trip (ops.go)
 //
 // Every namespace also holds the kube-root-ca.crt of the root CA
 // publisher, as on kube: the list scenarios' whole lists return the
@@ -25,5 +26,6 @@
 // stops at the first error and waits for all of them before the next run.
 // With -processes, the members are reached over HTTP only (cluster.go's
 // memberSet; procs.go), and each is stopped with SIGTERM and reaped
-// whatever happens.
+// whatever happens; so are the processes -ops starts (nodeProcs.extra),
+// one op at a time after the scenarios.
 package main

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,7 +44,8 @@ type options struct {
 	raftScale, simNodes, scheduleReplicas     int
 	duration, warmup, idleWait, timeout       time.Duration
 	scenario, cpuprofile, jsonOut, verify     string
-	logLevel, note, heapProfiles              string
+	logLevel, note, heapProfiles, opsFlag     string
+	ops                                       []string // parsed -ops
 	compareSingle, idleRSS, markdown          bool
 	processes                                 bool
 }
@@ -74,6 +76,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.logLevel, "log-level", "warn", "members' log level (debug, info, warn, error)")
 	fs.BoolVar(&o.processes, "processes", false, "run the members as `node` processes (built from cmd/node) and print each one's memory after the fill and at the end (target 8 on RSS); they use node's Raft timeouts")
 	fs.StringVar(&o.heapProfiles, "heap-profiles", "", "with -processes: save each member's heap profile after the fill as DIR/<member>-heap.pb.gz")
+	fs.StringVar(&o.opsFlag, "ops", "", "with -processes: after the scenarios, time these operations, separated by commas, or all: "+
+		strings.Join(opNames, ", ")+" (see bench/README.md)")
 	fs.StringVar(&o.note, "note", "", "free text stored in the JSON (machine, purpose)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -99,6 +103,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-heap-profiles needs -processes (in-process members share one heap: use -cpuprofile's process instead)")
 	case o.processes && o.idleRSS:
 		return o, errors.New("-idle-rss and -processes: choose one (-idle-rss starts its own member process)")
+	case o.opsFlag != "" && !o.processes:
+		return o, errors.New("-ops needs -processes (an op stops, starts and restores member processes)")
+	}
+	var err error
+	if o.ops, err = parseOps(o.opsFlag); err != nil {
+		return o, err
+	}
+	if slices.Contains(o.ops, opRestart) && o.members == 1 {
+		return o, errors.New("-ops restart needs a follower to restart: -members 3 or 5")
 	}
 	if o.processes {
 		o.raftScale = 1
@@ -194,6 +207,11 @@ func printReport(w io.Writer, rep *report.Report, o options) {
 	if len(rep.MemberMemory) > 0 {
 		fmt.Fprintln(w, "\nmemory of each member process:")
 		report.MemoryTable(rep).Write(w, o.markdown)
+		fmt.Fprintln(w)
+	}
+	if rep.Ops != nil {
+		fmt.Fprintln(w, "operations (-ops):")
+		report.OpsTable(rep.Ops).Write(w, o.markdown)
 		fmt.Fprintln(w)
 	}
 	if !o.idleRSS {

@@ -39,14 +39,22 @@ func buildNode(ctx context.Context, dir string, stderr io.Writer) (string, error
 type nodeProcs struct {
 	procs []*nodeProc
 	eps   []*endpoint // the cluster's, same indexes
+	// extra are processes the ops start besides the members (a joiner, a
+	// restored member: see ops.go), stopped by close too.
+	extra []*nodeProc
 }
 
 // nodeProc is one member process.
 type nodeProc struct {
 	id   string
+	bin  string
+	args []string // as started: a restart starts bin with them again
 	cmd  *exec.Cmd
-	done chan struct{} // closed once the process was reaped
-	err  error         // of Wait, once done is closed
+	// apiAddr and raftAddr are the addresses the member printed it
+	// serves on (set once startNode returned without error).
+	apiAddr, raftAddr string
+	done              chan struct{} // closed once the process was reaped
+	err               error         // of Wait, once done is closed
 }
 
 // startProcesses starts cc.n processes of cc.nodeBin: member 0
@@ -104,15 +112,20 @@ func startNode(ctx context.Context, bin, id string, args []string, stderr io.Wri
 	if err := cmd.Start(); err != nil {
 		return nil, "", err
 	}
-	p := &nodeProc{id: id, cmd: cmd, done: make(chan struct{})}
-	urls := make(chan string, 1)
+	p := &nodeProc{id: id, bin: bin, args: args, cmd: cmd, done: make(chan struct{})}
+	urls := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
+			// litek8s member ID serving URL (raft ADDR), VERSION
 			f := strings.Fields(sc.Text())
 			if len(f) >= 5 && f[0] == "litek8s" && f[1] == "member" && f[3] == "serving" {
+				raft := ""
+				if len(f) >= 7 && f[5] == "(raft" {
+					raft = strings.TrimRight(f[6], "),")
+				}
 				select {
-				case urls <- f[4]:
+				case urls <- [2]string{f[4], raft}:
 				default:
 				}
 			}
@@ -123,7 +136,8 @@ func startNode(ctx context.Context, bin, id string, args []string, stderr io.Wri
 	}()
 	select {
 	case u := <-urls:
-		return p, u, nil
+		p.apiAddr, p.raftAddr = strings.TrimPrefix(u[0], "https://"), u[1]
+		return p, u[0], nil
 	case <-p.done:
 		return p, "", fmt.Errorf("node exited before serving: %v", p.err)
 	case <-time.After(startupTimeout):
@@ -218,9 +232,14 @@ func (ps *nodeProcs) resyncs(ctx context.Context) (uint64, error) {
 	return n, nil
 }
 
-// close stops the members, the last first (member 0 bootstrapped).
+// close stops the ops' extra processes, then the members, the last
+// first (member 0 bootstrapped).
 func (ps *nodeProcs) close() error {
 	var errs []error
+	for _, p := range ps.extra {
+		errs = append(errs, p.stop())
+	}
+	ps.extra = nil
 	for i := len(ps.procs) - 1; i >= 0; i-- {
 		errs = append(errs, ps.procs[i].stop())
 	}

@@ -24,6 +24,9 @@ type Report struct {
 	// MemberMemory is each member process's memory after the fill and at
 	// the end of the run (-processes only).
 	MemberMemory []MemberMemory `json:"member_memory,omitempty"`
+	// Ops are the operations -ops ran after the scenarios (-processes
+	// only).
+	Ops *Ops `json:"ops,omitempty"`
 	// Scenarios in the order they ran; skipped ones carry Skipped.
 	Scenarios []Scenario `json:"scenarios"`
 	Targets   []Target   `json:"targets,omitempty"`
@@ -116,6 +119,72 @@ type MemberMemory struct {
 	StackInuse uint64 `json:"stack_inuse_bytes"`
 	GoSys      uint64 `json:"go_sys_bytes"` // all the Go runtime obtained from the OS
 	NextGC     uint64 `json:"next_gc_bytes"`
+}
+
+// Ops are the figures of the operations -ops runs on the member processes
+// after the scenarios, each timed from the exec of a `node` process (or
+// of `ctl`). Items are the objects a resourceVersion=0 list of the list
+// namespace returned on the member: what its own store holds.
+type Ops struct {
+	Restart  *RestartOp  `json:"restart,omitempty"`
+	Join     *JoinOp     `json:"join,omitempty"`
+	Snapshot *SnapshotOp `json:"snapshot,omitempty"`
+}
+
+// RestartOp is a follower stopped with SIGTERM and started again on its
+// data dir, addresses and flags.
+type RestartOp struct {
+	Member string `json:"member"`
+	// StopMs is from SIGTERM until the process was reaped.
+	StopMs float64 `json:"stop_ms"`
+	// ServingMs is until node printed the line that it serves, ReadyMs
+	// until its /readyz answered 200, DataMs until it answered a local
+	// GET with the object's resourceVersion and a local list with every
+	// object.
+	ServingMs float64 `json:"serving_ms"`
+	ReadyMs   float64 `json:"ready_ms"`
+	DataMs    float64 `json:"data_ms"`
+	Items     int     `json:"items"`
+	// VmRSS is the member's, once DataMs was measured.
+	VmRSS uint64 `json:"vmrss_bytes"`
+}
+
+// JoinOp is a new member with an empty data dir joining the cluster; it
+// is removed again afterwards.
+type JoinOp struct {
+	Member    string  `json:"member"`
+	ServingMs float64 `json:"serving_ms"`
+	// VoterMs is until the leader's Raft configuration had it as a voter.
+	VoterMs float64 `json:"voter_ms"`
+	DataMs  float64 `json:"data_ms"`
+	Items   int     `json:"items"`
+	// SnapshotsInstalled is how many Raft snapshots it installed (0: it
+	// replayed the leader's log), taking SnapshotInstallMs in all
+	// (litek8s_raft_restore_duration_seconds); SnapshotBytes is the size
+	// of the snapshot in its data dir.
+	SnapshotsInstalled int     `json:"snapshots_installed"`
+	SnapshotInstallMs  float64 `json:"snapshot_install_ms"`
+	SnapshotBytes      int64   `json:"snapshot_bytes"`
+	VmRSS              uint64  `json:"vmrss_bytes"`
+	// RemoveMs is from the removal request until the configuration had the
+	// cluster's members only again.
+	RemoveMs float64 `json:"remove_ms"`
+}
+
+// SnapshotOp is `ctl snapshot save` from a follower, `ctl snapshot
+// restore` into an empty data dir, and a member started on it.
+type SnapshotOp struct {
+	Member    string  `json:"member"` // saved from
+	SaveMs    float64 `json:"save_ms"`
+	FileBytes int64   `json:"file_bytes"`
+	Index     uint64  `json:"index"`
+	Objects   int     `json:"objects"` // in the backup, every resource
+	RestoreMs float64 `json:"restore_ms"`
+	ServingMs float64 `json:"serving_ms"`
+	ReadyMs   float64 `json:"ready_ms"`
+	DataMs    float64 `json:"data_ms"`
+	Items     int     `json:"items"`
+	VmRSS     uint64  `json:"vmrss_bytes"`
 }
 
 // Scenario is one scenario's figures: each is the median over its runs.

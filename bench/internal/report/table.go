@@ -126,3 +126,44 @@ func MemoryTable(r *Report) *Table {
 		"heap live is HeapAlloc after that GC; stored JSON is the fill's objects x object bytes (the write scenarios add a little by the end)")
 	return t
 }
+
+// OpsTable is the table of -ops: a row per figure, in the order the ops
+// ran.
+func OpsTable(o *Ops) *Table {
+	t := &Table{Header: []string{"op", "member", "measured", "figure"}}
+	ms := func(v float64) string { return FormatMs(v) + " ms" }
+	m := func(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/mib) }
+	row := func(op, member, what, fig string) { t.Rows = append(t.Rows, []string{op, member, what, fig}) }
+	if r := o.Restart; r != nil {
+		row("restart", r.Member, "SIGTERM -> exited", ms(r.StopMs))
+		row("restart", r.Member, "exec -> serving line", ms(r.ServingMs))
+		row("restart", r.Member, "exec -> /readyz 200", ms(r.ReadyMs))
+		row("restart", r.Member, fmt.Sprintf("exec -> local GET and list (%d items)", r.Items), ms(r.DataMs))
+		row("restart", r.Member, "RSS then", m(r.VmRSS))
+	}
+	if j := o.Join; j != nil {
+		row("join", j.Member, "exec -> serving line", ms(j.ServingMs))
+		row("join", j.Member, "exec -> voter", ms(j.VoterMs))
+		row("join", j.Member, fmt.Sprintf("exec -> local GET and list (%d items)", j.Items), ms(j.DataMs))
+		snap := "none installed (replayed the log)"
+		if j.SnapshotsInstalled > 0 {
+			snap = fmt.Sprintf("%d, %.1f MiB, installed in %s", j.SnapshotsInstalled, float64(j.SnapshotBytes)/mib, ms(j.SnapshotInstallMs))
+		}
+		row("join", j.Member, "snapshots", snap)
+		row("join", j.Member, "RSS then", m(j.VmRSS))
+		row("join", j.Member, "remove -> back to the cluster's members", ms(j.RemoveMs))
+	}
+	if s := o.Snapshot; s != nil {
+		row("snapshot", s.Member, fmt.Sprintf("ctl snapshot save (%d objects, index %d)", s.Objects, s.Index), ms(s.SaveMs))
+		row("snapshot", s.Member, "backup file", fmt.Sprintf("%.1f MiB", float64(s.FileBytes)/mib))
+		row("snapshot", "r0", "ctl snapshot restore", ms(s.RestoreMs))
+		row("snapshot", "r0", "exec -> serving line", ms(s.ServingMs))
+		row("snapshot", "r0", "exec -> /readyz 200", ms(s.ReadyMs))
+		row("snapshot", "r0", fmt.Sprintf("exec -> local GET and list (%d items)", s.Items), ms(s.DataMs))
+		row("snapshot", "r0", "RSS then", m(s.VmRSS))
+	}
+	t.Notes = append(t.Notes, "exec is the start of the node process; local GET and list: a GET of a list object with "+
+		"resourceVersion=0 answers its resourceVersion on the leader, and a resourceVersion=0 list of the list "+
+		"namespace has every object (the member's own store)")
+	return t
+}
