@@ -177,7 +177,7 @@ func flagSet() *pflag.FlagSet {
 	fs.Duration("dead-member-timeout", def.Store.DeadMemberTimeout, "the leader removes a member it has not reached for this long from the Raft configuration, keeping at least --min-quorum voters (0: never)")
 	fs.Int("min-quorum", def.Store.MinQuorum, "dead-member cleanup never leaves fewer voters than this")
 	fs.Duration("commit-timeout", def.Store.CommitTimeout,
-		"longest a follower waits to learn a commit when no write follows (lower: faster watches on followers, more idle traffic)")
+		"how long Raft's replication waits for a write before sending followers an AppendEntries anyway (followers learn commits at once without it; lower: more idle traffic)")
 	fs.String("source-ip", "", "connections to other members come from this address (tests give each member its own loopback address)")
 	fs.String("encryption-provider-config", "", "kube's EncryptionConfiguration (apiserver.config.k8s.io/v1): "+
 		"the resources it lists are encrypted in the Raft log, snapshots and backups; every member needs the same file")

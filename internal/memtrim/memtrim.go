@@ -38,10 +38,10 @@ func Trim() (Result, error) {
 	if err != nil {
 		return r, err
 	}
+	if err := unmap(regions); err != nil {
+		return r, err
+	}
 	for _, m := range regions {
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, unix.MADV_DONTNEED); errno != 0 {
-			return r, fmt.Errorf("madvise %#x-%#x: %w", m.start, m.end, errno)
-		}
 		r.Unmapped += m.rss
 	}
 	after, err := readStatus()
@@ -58,7 +58,7 @@ func Trim() (Result, error) {
 // process used since the last call: a burst of work (a fill of 100,000
 // objects, a first kubectl session) maps tens of MiB of the binary that
 // steady serving never touches again. What is used again faults back in
-// from the page cache (a minor fault per 64 KiB).
+// a page at a time (see unmap).
 func TrimExecutable(minRSS uint64) (uint64, error) {
 	regions, err := ownReadOnlyMappings()
 	if err != nil {
@@ -71,12 +71,39 @@ func TrimExecutable(minRSS uint64) (uint64, error) {
 	if rss < minRSS || rss == 0 {
 		return rss, nil
 	}
+	return rss, unmap(regions)
+}
+
+// unmap drops the executable's read-only regions from this process's
+// mappings and has what the process touches again come back a page at a
+// time.
+//
+// The kernel maps a file's pages a folio at a time, and the page cache
+// holds an executable read whole (by the loader's readahead, or a copy)
+// in large folios: touching one byte of code or of the pclntab maps tens
+// to hundreds of KiB around it. A serving member touches a few thousand
+// scattered pages of its binary (the GC's stack maps, the code it runs)
+// and held 34 MiB of it. So unmap also marks the regions MADV_RANDOM (no
+// readahead when they fault) and asks the kernel to drop the binary's
+// cached pages that no process maps (POSIX_FADV_DONTNEED): what faults in
+// again is read as single pages.
+func unmap(regions []mapping) error {
 	for _, m := range regions {
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, unix.MADV_DONTNEED); errno != 0 {
-			return rss, fmt.Errorf("madvise %#x-%#x: %w", m.start, m.end, errno)
+		for _, advice := range []uintptr{unix.MADV_DONTNEED, unix.MADV_RANDOM} {
+			if _, _, errno := unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, advice); errno != 0 {
+				return fmt.Errorf("madvise %#x-%#x: %w", m.start, m.end, errno)
+			}
 		}
 	}
-	return rss, nil
+	f, err := os.Open("/proc/self/exe")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED); err != nil {
+		return fmt.Errorf("fadvise executable: %w", err)
+	}
+	return nil
 }
 
 // mapping is one line of /proc/self/smaps and the fields Trim needs.
