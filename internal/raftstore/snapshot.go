@@ -63,7 +63,7 @@ func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
 func (s *fsmSnapshot) write(w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.WriteString(snapshotMagic)
-	var buf []byte
+	var buf, rec []byte // reused: a snapshot allocates nothing per object
 	buf = binary.AppendUvarint(buf[:0], s.applied)
 	bw.Write(buf)
 	var err error
@@ -75,10 +75,11 @@ func (s *fsmSnapshot) write(w io.Writer) error {
 					return false
 				}
 			}
-			rec := encodeRecord(&kv.Write{Op: kv.OpCreate, Key: obj.Key, Object: raw})
+			rec = appendRecord(rec[:0], &kv.Write{Op: kv.OpCreate, Key: obj.Key, Object: raw})
 			buf = binary.AppendUvarint(buf[:0], uint64(len(rec)))
-			buf = append(buf, rec...)
-			buf = binary.AppendUvarint(buf, obj.RV)
+			bw.Write(buf)
+			bw.Write(rec)
+			buf = binary.AppendUvarint(buf[:0], obj.RV)
 			_, err = bw.Write(buf)
 			return err == nil
 		})
