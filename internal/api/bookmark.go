@@ -26,7 +26,7 @@ func bookmarkObject(res *registry.Resource, rev uint64, initialEnd bool) *kv.Obj
 	raw := encodeBookmark(res, rev, initialEnd)
 	obj := &kv.Object{Raw: raw, RV: rev}
 	if m := gjson.GetBytes(raw, "metadata"); m.Index > 0 {
-		obj.MetaStart, obj.MetaEnd = m.Index, m.Index+len(m.Raw)
+		obj.MetaStart, obj.MetaEnd = int32(m.Index), int32(m.Index+len(m.Raw))
 	}
 	return obj
 }

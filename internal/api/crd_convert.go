@@ -55,7 +55,7 @@ func converted(o *kv.Object, raw []byte) *kv.Object {
 	c.Raw, c.BodyStart, c.Cells, c.MetaStart, c.MetaEnd, c.Labels = raw, 0, nil, 0, 0, kv.Labels{}
 	meta := gjson.GetBytes(raw, "metadata")
 	if meta.Index > 0 {
-		c.MetaStart, c.MetaEnd = meta.Index, meta.Index+len(meta.Raw)
+		c.MetaStart, c.MetaEnd = int32(meta.Index), int32(meta.Index+len(meta.Raw))
 	}
 	if ls := meta.Get("labels"); ls.IsObject() {
 		var lb kv.LabelsBuilder

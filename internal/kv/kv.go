@@ -50,12 +50,19 @@ type Derived struct {
 	// always available from the Key.
 	Fields map[string]string
 	// MetaStart and MetaEnd delimit the raw JSON value of "metadata" in Raw.
-	MetaStart, MetaEnd int
+	// (Offsets are int32: an object is far below 2 GiB, and with Stale
+	// they fill 16 bytes: 16 bytes less per stored object than ints.)
+	MetaStart, MetaEnd int32
 	// BodyStart is the offset in Raw just after `{"kind":…,"apiVersion":…,`,
 	// so that raw[BodyStart:] prefixed with '{' is the list item form (list
 	// items of built-in kinds carry no kind/apiVersion). Zero when Raw does
 	// not start that way.
-	BodyStart int
+	BodyStart int32
+	// Stale is set when the stored form of Raw was not written with the
+	// store's current encryption key (an older key, or unencrypted): an
+	// update must then be written even if it changes nothing. (Not derived
+	// from Raw: it sits here to share the offsets' word.)
+	Stale bool
 	// Cells are the Table cells of the object, in column order, packed in
 	// one exactly sized Row.
 	Cells Row
@@ -70,10 +77,6 @@ type Object struct {
 	RV uint64
 	// UID is metadata.uid.
 	UID string
-	// Stale is set when the stored form of Raw was not written with the
-	// store's current encryption key (an older key, or unencrypted): an
-	// update must then be written even if it changes nothing.
-	Stale bool
 	Derived
 }
 

@@ -179,7 +179,7 @@ func (f *fsm) newObject(k kv.Key, raw []byte, rv uint64) *kv.Object {
 func deriveMeta(obj *kv.Object, lb *kv.LabelsBuilder) {
 	meta := gjson.GetBytes(obj.Raw, "metadata")
 	if meta.Index > 0 {
-		obj.MetaStart, obj.MetaEnd = meta.Index, meta.Index+len(meta.Raw)
+		obj.MetaStart, obj.MetaEnd = int32(meta.Index), int32(meta.Index+len(meta.Raw))
 	}
 	// GetBytes copies the metadata into meta.Raw and what Get returns
 	// points into that copy: keep nothing of it, or every object retains
@@ -198,7 +198,7 @@ func deriveMeta(obj *kv.Object, lb *kv.LabelsBuilder) {
 		})
 		obj.Labels = lb.Labels()
 	}
-	obj.BodyStart = bodyStart(obj.Raw)
+	obj.BodyStart = int32(bodyStart(obj.Raw))
 }
 
 // sharedString returns cur as a string over raw's bytes when v, found in
