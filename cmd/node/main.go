@@ -300,26 +300,35 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 const executableKept = 16 << 20
 
 // heapFreeKept is how much free heap may stay in the RSS between two
-// trims (the scavenger returns it over minutes).
-const heapFreeKept = 16 << 20
+// releases (the scavenger returns it over minutes).
+const heapFreeKept = 8 << 20
+
+// heapReleaseEvery is how often the heap's free pages are given back once
+// they exceed heapFreeKept: each time a collection, then the pages; under
+// load the heap grows back to its goal, so this bounds what a burst leaves.
+const heapReleaseEvery = 15 * time.Second
 
 // trimExecutableEvery unmaps, every interval, the pages of the executable
 // mapped since the last time once they exceed executableKept (see
-// memtrim.TrimExecutable), and gives back the heap's free pages once they
-// exceed heapFreeKept (memtune.ReleaseFree); stop ends it and waits.
+// memtrim.TrimExecutable), and gives back the heap's free pages every
+// heapReleaseEvery once they exceed heapFreeKept (memtune.ReleaseFree);
+// stop ends it and waits.
 func trimExecutableEvery(ctx context.Context, every time.Duration) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(every)
-		defer t.Stop()
+		heap := time.NewTicker(min(every, heapReleaseEvery))
+		defer heap.Stop()
+		exe := time.NewTicker(every)
+		defer exe.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case <-exe.C:
 				memtrim.TrimExecutable(executableKept) // best effort: the next tick tries again
+			case <-heap.C:
 				memtune.ReleaseFree(heapFreeKept)
 			}
 		}

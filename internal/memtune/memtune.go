@@ -161,8 +161,9 @@ func parseLimit(s string) (int64, bool) {
 // at least minFree bytes of it are free and not yet released, and returns
 // how many were. The runtime's scavenger gives free pages back slowly, a
 // bounded amount per second: after a burst (a fill of 100,000 objects, a
-// relist) tens of MiB stay in the RSS for minutes. Call it rarely (every
-// minute): the collection costs a mark of the live heap.
+// relist) tens of MiB stay in the RSS for minutes. Call it every several
+// seconds at most (node: 15 s): the collection costs a mark of the live
+// heap (the pointer-free stored JSON is not scanned).
 func ReleaseFree(minFree uint64) uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}}
 	metrics.Read(s)
