@@ -1,9 +1,12 @@
 package webhook
 
 import (
+	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	kadmission "k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/configuration"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/generic"
@@ -41,6 +44,31 @@ type Webhooks struct {
 	mu     sync.Mutex // guards stop and closed
 	stop   chan struct{}
 	closed bool
+	// closing is set by Close: a request waiting for the informers to
+	// sync stops waiting (see gate).
+	closing atomic.Bool
+}
+
+// gate ends the wait of kube's plugins for their informers when the
+// member closes. A plugin's Admit or Validate first waits up to 10 s,
+// ignoring the request's context, until its informers (webhook
+// configurations, Namespaces) have listed: a write that came during
+// start-up, on a member then stopped, kept the member's shutdown waiting
+// those 10 s. The plugins' ready func is also true once closing; a
+// request that got through that way is refused here, 503, because its
+// webhooks were never read.
+type gate struct {
+	closing *atomic.Bool
+	synced  func() bool
+}
+
+func (g gate) ready() bool { return g.closing.Load() || g.synced() }
+
+func (g gate) check(err error) error {
+	if g.closing.Load() && !g.synced() {
+		return apierrors.NewServiceUnavailable("the member is shutting down and never read the webhook configurations")
+	}
+	return err
 }
 
 // Mutating is kube's MutatingAdmissionWebhook; Idle while no
@@ -48,6 +76,12 @@ type Webhooks struct {
 type Mutating struct {
 	*mutating.Plugin
 	idle idleFunc
+	gate gate
+}
+
+// Admit runs the webhooks (see gate).
+func (m *Mutating) Admit(ctx context.Context, a kadmission.Attributes, o kadmission.ObjectInterfaces) error {
+	return m.gate.check(m.Plugin.Admit(ctx, a, o))
 }
 
 // Idle implements admission.Idler.
@@ -58,6 +92,12 @@ func (m *Mutating) Idle() bool { return m.idle() }
 type Validating struct {
 	*validating.Plugin
 	idle idleFunc
+	gate gate
+}
+
+// Validate runs the webhooks (see gate).
+func (v *Validating) Validate(ctx context.Context, a kadmission.Attributes, o kadmission.ObjectInterfaces) error {
+	return v.gate.check(v.Plugin.Validate(ctx, a, o))
 }
 
 // Idle implements admission.Idler.
@@ -94,8 +134,16 @@ func New(cfg Config) (*Webhooks, error) {
 			return nil, err
 		}
 	}
-	w.mutating = &Mutating{Plugin: mp, idle: newIdle(configuration.NewMutatingWebhookConfigurationManager(w.factory, nil))}
-	w.validating = &Validating{Plugin: vp, idle: newIdle(configuration.NewValidatingWebhookConfigurationManager(w.factory, nil))}
+	// The same shared informers as the plugins' own ready funcs wait for.
+	ns := w.factory.Core().V1().Namespaces().Informer()
+	msrc := configuration.NewMutatingWebhookConfigurationManager(w.factory, nil)
+	vsrc := configuration.NewValidatingWebhookConfigurationManager(w.factory, nil)
+	mg := gate{closing: &w.closing, synced: func() bool { return ns.HasSynced() && msrc.HasSynced() }}
+	vg := gate{closing: &w.closing, synced: func() bool { return ns.HasSynced() && vsrc.HasSynced() }}
+	mp.SetReadyFunc(mg.ready)
+	vp.SetReadyFunc(vg.ready)
+	w.mutating = &Mutating{Plugin: mp, idle: newIdle(msrc), gate: mg}
+	w.validating = &Validating{Plugin: vp, idle: newIdle(vsrc), gate: vg}
 	return w, nil
 }
 
@@ -119,6 +167,7 @@ func (w *Webhooks) Start() {
 // Close stops the informers and waits for them. A second Close does
 // nothing more (a member may be closed twice).
 func (w *Webhooks) Close() {
+	w.closing.Store(true)
 	w.mu.Lock()
 	if w.stop != nil && !w.closed {
 		close(w.stop)
