@@ -308,7 +308,7 @@ func snapshotBytes(dir string) (int64, error) {
 // a member on it and times each step; then stops that member and
 // deletes the backup and the data dir.
 func (b *bench) opSnapshot(ctx context.Context, ps *nodeProcs, ref objectRef) (_ *report.SnapshotOp, err error) {
-	ctlBin, err := buildCtl(ctx, b.tmp, b.stderr)
+	ctlBin, err := buildCmd(ctx, b.tmp, "ctl", b.stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -386,17 +386,6 @@ type snapshotOutput struct {
 	Size    int64  `json:"size"`
 	SHA256  string `json:"sha256"`
 	DataDir string `json:"dataDir"`
-}
-
-// buildCtl builds cmd/ctl into dir and returns the binary's path.
-func buildCtl(ctx context.Context, dir string, stderr io.Writer) (string, error) {
-	bin := filepath.Join(dir, "ctl")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/litek8s/litek8s/cmd/ctl")
-	build.Stdout, build.Stderr = stderr, stderr
-	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("go build cmd/ctl (run api_load from inside the module): %w", err)
-	}
-	return bin, nil
 }
 
 // runCtl runs ctl with args and -o json and decodes its output into v;

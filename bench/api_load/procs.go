@@ -23,11 +23,17 @@ import (
 
 // buildNode builds cmd/node into dir and returns the binary's path.
 func buildNode(ctx context.Context, dir string, stderr io.Writer) (string, error) {
-	bin := filepath.Join(dir, "node")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/litek8s/litek8s/cmd/node")
+	return buildCmd(ctx, dir, "node", stderr)
+}
+
+// buildCmd builds the module's cmd/<name> into dir and returns the
+// binary's path.
+func buildCmd(ctx context.Context, dir, name string, stderr io.Writer) (string, error) {
+	bin := filepath.Join(dir, name)
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/litek8s/litek8s/cmd/"+name)
 	build.Stdout, build.Stderr = stderr, stderr
 	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("go build cmd/node (run api_load from inside the module): %w", err)
+		return "", fmt.Errorf("go build cmd/%s (run api_load from inside the module): %w", name, err)
 	}
 	return bin, nil
 }
