@@ -109,11 +109,11 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// TestPageOutFileMapping maps 16 MiB of a file read-only and shared (as
-// bbolt maps raft.db), reads every page, and pages them out: the
-// mapping's resident size falls below 4 MiB and the data reads back
-// unchanged.
-func TestPageOutFileMapping(t *testing.T) {
+// TestUnmapFileMapping maps 16 MiB of a file read-only and shared (as
+// bbolt maps raft.db), reads every page, and unmaps them: the mapping's
+// resident size falls below 4 MiB, the pages stay in the page cache
+// (mincore), and the data reads back unchanged.
+func TestUnmapFileMapping(t *testing.T) {
 	const size = 16 << 20
 	path := filepath.Join(t.TempDir(), "raft.db")
 	data := make([]byte, size)
@@ -144,26 +144,26 @@ func TestPageOutFileMapping(t *testing.T) {
 	if sum != want {
 		t.Fatal("the mapping reads other data than the file's")
 	}
-	resident, err := PageOut(path, 32<<20)
+	resident, err := UnmapFile(path, 32<<20)
 	if err != nil || resident < size*3/4 {
-		t.Fatalf("PageOut below the threshold: resident %d, %v; want ~%d", resident, err, size)
+		t.Fatalf("UnmapFile below the threshold: resident %d, %v; want ~%d", resident, err, size)
 	}
-	if again, _ := PageOut(path, 32<<20); again < size*3/4 {
-		t.Fatalf("PageOut below its threshold paged out: %d resident after", again)
+	if again, _ := UnmapFile(path, 32<<20); again < size*3/4 {
+		t.Fatalf("UnmapFile below its threshold paged out: %d resident after", again)
 	}
-	if _, err := PageOut(path, 1<<20); err != nil {
+	if _, err := UnmapFile(path, 1<<20); err != nil {
 		t.Fatal(err)
 	}
-	after, err := PageOut(path, 1<<62) // reads smaps only
+	after, err := UnmapFile(path, 1<<62) // reads smaps only
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("mapping resident %d KiB → %d KiB", resident>>10, after>>10)
 	if after > 4<<20 {
-		t.Errorf("%d bytes of the mapping still resident after PageOut, want < 4 MiB", after)
+		t.Errorf("%d bytes of the mapping still resident after UnmapFile, want < 4 MiB", after)
 	}
 	if !bytes.Equal(m, data) {
-		t.Fatal("the mapping reads back different data after PageOut")
+		t.Fatal("the mapping reads back different data after UnmapFile")
 	}
 }
 

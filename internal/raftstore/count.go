@@ -17,3 +17,14 @@ func (s *Store) Count(resource, namespace string) int {
 	f.mu.Unlock()
 	return v.count(namespace)
 }
+
+// objectCount returns the number of objects of every resource.
+func (f *fsm) objectCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, t := range f.objs.tables {
+		n += t.tree.Len()
+	}
+	return n
+}

@@ -169,8 +169,15 @@ func (f *fsm) applyDelete(index uint64, cur *kv.Object) *applyResult {
 // derived here, once.
 func (f *fsm) newObject(k kv.Key, raw []byte, rv uint64) *kv.Object {
 	k.Resource = f.objs.resourceName(k.Resource) // one string per resource, not per object
+	return f.deriveObject(k, raw, rv, &f.labels)
+}
+
+// deriveObject returns the object of raw with its derived data. It reads
+// only f.derive (set once): restore workers call it concurrently, each with
+// its own lb.
+func (f *fsm) deriveObject(k kv.Key, raw []byte, rv uint64, lb *kv.LabelsBuilder) *kv.Object {
 	obj := &kv.Object{Key: k, Raw: raw, RV: rv}
-	deriveMeta(obj, &f.labels)
+	deriveMeta(obj, lb)
 	if f.derive != nil {
 		obj.Fields, obj.Cells = f.derive(k.Resource, raw)
 	}
@@ -184,23 +191,39 @@ func deriveMeta(obj *kv.Object, lb *kv.LabelsBuilder) {
 	if meta.Index > 0 {
 		obj.MetaStart, obj.MetaEnd = int32(meta.Index), int32(meta.Index+len(meta.Raw))
 	}
-	// GetBytes copies the metadata into meta.Raw and what Get returns
+	// GetBytes copies the metadata into meta.Raw and what ForEach gives
 	// points into that copy: keep nothing of it, or every object retains
 	// a second copy of its whole metadata (46 MB at 100,000 ConfigMaps).
-	obj.UID = rawString(obj.Raw, meta.Get("uid"))
-	// The key's name and namespace are in the stored bytes too: share them
-	// (the decoded record's copies are garbage then).
-	obj.Key.Name = sharedString(obj.Raw, meta.Get("name"), obj.Key.Name)
-	if obj.Key.Namespace != "" {
-		obj.Key.Namespace = sharedString(obj.Raw, meta.Get("namespace"), obj.Key.Namespace)
-	}
-	if ls := meta.Get("labels"); ls.IsObject() {
-		ls.ForEach(func(k, v gjson.Result) bool {
-			lb.Add(k.String(), v.String())
-			return true
-		})
-		obj.Labels = lb.Labels()
-	}
+	// One pass over metadata's members (each key's first occurrence, as
+	// gjson's Get finds it): deriving is most of a restore's time.
+	var uid, name, namespace, labels bool
+	meta.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Str == "uid" && !uid:
+			uid = true
+			obj.UID = rawString(obj.Raw, v)
+		case k.Str == "name" && !name:
+			// The key's name and namespace are in the stored bytes too:
+			// share them (the decoded record's copies are garbage then).
+			name = true
+			obj.Key.Name = sharedString(obj.Raw, v, obj.Key.Name)
+		case k.Str == "namespace" && !namespace:
+			namespace = true
+			if obj.Key.Namespace != "" {
+				obj.Key.Namespace = sharedString(obj.Raw, v, obj.Key.Namespace)
+			}
+		case k.Str == "labels" && !labels:
+			labels = true
+			if v.IsObject() {
+				v.ForEach(func(k, v gjson.Result) bool {
+					lb.Add(k.String(), v.String())
+					return true
+				})
+				obj.Labels = lb.Labels()
+			}
+		}
+		return true
+	})
 	obj.BodyStart = int32(bodyStart(obj.Raw))
 }
 

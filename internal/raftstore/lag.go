@@ -225,7 +225,7 @@ func (s *Store) inConfiguration(id string) bool {
 // member finds itself removed from the configuration (and stops
 // reporting then).
 func (s *Store) reportLag(ctx context.Context) {
-	t := time.NewTicker(s.cfg.LagReportInterval)
+	t := time.NewTimer(0)
 	defer t.Stop()
 	removed := false
 	for {
@@ -234,6 +234,7 @@ func (s *Store) reportLag(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		t.Reset(s.cfg.LagReportInterval)
 		if r := s.Removed(); r != removed {
 			removed = r
 			if r {
@@ -243,6 +244,12 @@ func (s *Store) reportLag(ctx context.Context) {
 			}
 		}
 		if _, self, ok := s.Leader(); !ok || self || removed {
+			if !ok && !removed {
+				// A member starting, or between leaders: report as soon
+				// as it knows the leader, not an interval later (a
+				// restarted follower is not ready until it has).
+				t.Reset(lagLeaderPoll)
+			}
 			continue
 		}
 		var ans lagAnswer
@@ -254,6 +261,7 @@ func (s *Store) reportLag(ctx context.Context) {
 		}
 		if ans.Resync {
 			s.resync(ctx, ans.Applied)
+			t.Reset(0) // caught up: report now, and be ready once the leader agrees
 			continue
 		}
 		s.fence.mu.Lock()
@@ -261,6 +269,10 @@ func (s *Store) reportLag(ctx context.Context) {
 		s.fence.mu.Unlock()
 	}
 }
+
+// lagLeaderPoll is how often a follower that knows no leader looks for
+// one to report its lag to.
+const lagLeaderPoll = 50 * time.Millisecond
 
 // fence is a follower's resync state.
 type fence struct {

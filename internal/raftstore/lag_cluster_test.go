@@ -159,3 +159,29 @@ func TestNoPhantomLag(t *testing.T) {
 	}
 	c.checkNoLag(5 * time.Second)
 }
+
+// A follower reports its lag as soon as it knows the leader, not a report
+// interval later: a started member is ready as soon as the leader agrees
+// it is caught up (a restarted one took up to 0.5 s more).
+func TestReadyWithoutWaitingForTheReportInterval(t *testing.T) {
+	c := newTestCluster(t, 3, func(cfg *Config) { cfg.LagReportInterval = time.Minute })
+	ready := func(i int) func() error {
+		return func() error {
+			if !c.store(i).Ready() {
+				return fmt.Errorf("member %d not ready", i)
+			}
+			return nil
+		}
+	}
+	for i := range 3 {
+		eventually(t, 5*time.Second, ready(i))
+	}
+	l := c.WaitLeader()
+	f := (l + 1) % 3
+	c.Stop(f)
+	for i := range 20 {
+		c.propose(cmWrite(kv.OpCreate, "ns", fmt.Sprintf("a%d", i), 0))
+	}
+	c.start(c.members[f])
+	eventually(t, 5*time.Second, ready(f))
+}

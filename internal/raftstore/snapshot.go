@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/btree"
@@ -122,6 +125,12 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	return nil
 }
 
+// readSnapshot reads a snapshot stream into new objects. Decoding a
+// record and deriving its object (labels, fields, Table cells: ~8 µs for a
+// ConfigMap) is most of a restore's time, so restoreWorkers goroutines do
+// it on batches of records while this one reads the next ones and another
+// inserts the derived objects in order (a restarted member serves once
+// its snapshot is restored: 100,000 ConfigMaps took 1.0 s on one core).
 func (f *fsm) readSnapshot(r *bufio.Reader) (*objects, uint64, error) {
 	magic := make([]byte, len(snapshotMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != snapshotMagic {
@@ -132,34 +141,128 @@ func (f *fsm) readSnapshot(r *bufio.Reader) (*objects, uint64, error) {
 		return nil, 0, err
 	}
 	objs := newObjects()
-	for {
-		n, err := binary.ReadUvarint(r)
+	workers := restoreWorkers()
+	work := make(chan *restoreBatch, workers)
+	ordered := make(chan *restoreBatch, 4*workers)
+	var failed atomic.Bool // a batch failed: the reader stops
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lb kv.LabelsBuilder
+			for b := range work {
+				b.derive(f, &lb)
+				close(b.done)
+			}
+		}()
+	}
+	inserted := make(chan error, 1)
+	go func() {
+		var first error
+		for b := range ordered {
+			<-b.done
+			if first == nil && b.err != nil {
+				first = b.err
+				failed.Store(true)
+			}
+			if first != nil {
+				continue // drain: the reader stops at its next batch
+			}
+			for _, obj := range b.objs {
+				obj.Key.Resource = objs.resourceName(obj.Key.Resource)
+				objs.put(obj)
+			}
+		}
+		inserted <- first
+	}()
+	readErr := func() error {
+		defer func() { close(work); close(ordered) }()
+		b := newRestoreBatch()
+		for !failed.Load() {
+			n, err := binary.ReadUvarint(r)
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				break
+			}
+			rec := make([]byte, n)
+			if _, err := io.ReadFull(r, rec); err != nil {
+				return err
+			}
+			rv, err := binary.ReadUvarint(r)
+			if err != nil {
+				return err
+			}
+			b.recs = append(b.recs, restoreRecord{rec, rv})
+			if len(b.recs) == restoreBatchSize {
+				ordered <- b
+				work <- b
+				b = newRestoreBatch()
+			}
+		}
+		if len(b.recs) > 0 {
+			ordered <- b
+			work <- b
+		}
+		return nil
+	}()
+	wg.Wait()
+	if err := <-inserted; err != nil {
+		return nil, 0, err
+	}
+	if readErr != nil {
+		return nil, 0, readErr
+	}
+	objs.restoredAt = applied // deletes before the snapshot left no trace
+	return objs, applied, nil
+}
+
+// restoreBatchSize is how many records a restore worker derives at once.
+const restoreBatchSize = 256
+
+// restoreWorkers is how many goroutines derive a snapshot's objects: one
+// per CPU the process may use, but one: the reader and the inserter need
+// some too.
+func restoreWorkers() int { return runtime.GOMAXPROCS(0) }
+
+type restoreRecord struct {
+	rec []byte
+	rv  uint64
+}
+
+// restoreBatch is records of a snapshot and, once done is closed, their
+// objects (or the first error).
+type restoreBatch struct {
+	recs []restoreRecord
+	objs []*kv.Object
+	err  error
+	done chan struct{}
+}
+
+func newRestoreBatch() *restoreBatch {
+	return &restoreBatch{recs: make([]restoreRecord, 0, restoreBatchSize), done: make(chan struct{})}
+}
+
+// derive decodes b's records and derives their objects (resource names
+// are interned by the inserter).
+func (b *restoreBatch) derive(f *fsm, lb *kv.LabelsBuilder) {
+	b.objs = make([]*kv.Object, 0, len(b.recs))
+	for _, r := range b.recs {
+		w, err := decodeRecord(r.rec)
 		if err != nil {
-			return nil, 0, err
-		}
-		if n == 0 {
-			objs.restoredAt = applied // deletes before the snapshot left no trace
-			return objs, applied, nil
-		}
-		rec := make([]byte, n)
-		if _, err := io.ReadFull(r, rec); err != nil {
-			return nil, 0, err
-		}
-		rv, err := binary.ReadUvarint(r)
-		if err != nil {
-			return nil, 0, err
-		}
-		w, err := decodeRecord(rec)
-		if err != nil {
-			return nil, 0, err
+			b.err = err
+			return
 		}
 		plain, stale, err := fromStorage(f.tr, w.Key, w.Object)
 		if err != nil {
-			return nil, 0, err
+			b.err = err
+			return
 		}
-		w.Key.Resource = objs.resourceName(w.Key.Resource)
-		obj := f.newObject(w.Key, plain, rv)
+		obj := f.deriveObject(w.Key, plain, r.rv, lb)
 		obj.Stale = stale
-		objs.put(obj)
+		b.objs = append(b.objs, obj)
 	}
+	b.recs = nil
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,8 +121,7 @@ func Open(cfg Config) (*Store, error) {
 // again soon (bbolt's meta, branch and newest leaf pages) are far fewer.
 const logPagesKept = 8 << 20
 
-// releaseLogPages asks the kernel every interval to reclaim raft.db's
-// mapped pages once they exceed logPagesKept (see memtrim.PageOut).
+// releaseLogPages unmaps raft.db's pages every interval once they exceed logPagesKept (see memtrim.UnmapFile).
 func (s *Store) releaseLogPages(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -133,7 +133,7 @@ func (s *Store) releaseLogPages(ctx context.Context, every time.Duration) {
 		case <-t.C:
 		case <-s.pageOutNow:
 		}
-		if rss, err := memtrim.PageOut(path, logPagesKept); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		if rss, err := memtrim.UnmapFile(path, logPagesKept); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 			s.log.Debug("releasing raft.db's pages", "err", err)
 		} else if rss >= logPagesKept {
 			s.log.Debug("released raft.db's pages", "bytes", rss)
@@ -234,6 +234,9 @@ func (s *Store) raftConfig(hl hclog.Logger) *raft.Config {
 func (s *Store) Close() error {
 	if s.raft != nil && s.IsLeader() {
 		s.transferBeforeClose()
+	}
+	if s.raft != nil {
+		s.snapshotBeforeClose()
 	}
 	s.closeOnce.Do(func() { close(s.closing) })
 	var err error
@@ -388,6 +391,35 @@ func (s *Store) await(f raft.Future) error {
 // transferBeforeClose hands leadership to another voter, if there is one,
 // and waits for it at most an election timeout and a half (Raft answers
 // the transfer within an election timeout).
+// snapshotBeforeClose takes a snapshot before Raft stops when the log
+// since the last one is long enough that replaying it would make the next
+// start slower than writing a snapshot now: a restarted member restores
+// its newest snapshot, then applies every entry after it again (~35 µs
+// an entry: read from raft.db, decoded, derived), while a snapshot costs
+// ~3.5 µs an object. So: at least SnapshotThreshold entries, and at
+// least one for every 8 objects held. Measured at 100,000 ConfigMaps, a
+// follower restarted after a fill replayed 23,000-46,000 entries (0.9-1.6
+// s) before it was ready; a snapshot of them takes ~0.35 s. A member
+// killed instead replays, as before.
+func (s *Store) snapshotBeforeClose() {
+	applied := s.Revision()
+	last, err := strconv.ParseUint(s.raft.Stats()["last_snapshot_index"], 10, 64)
+	if err != nil || applied <= last {
+		return
+	}
+	since, objects := applied-last, uint64(s.fsm.objectCount())
+	if since < max(s.cfg.SnapshotThreshold, 1) || since < objects/8 {
+		return
+	}
+	start := time.Now()
+	if err := s.raft.Snapshot().Error(); err != nil {
+		s.log.Warn("snapshot before shutdown", "err", err)
+		return
+	}
+	s.log.Info("snapshot before shutdown: the next start replays no log", "entries", since, "objects", objects,
+		"seconds", time.Since(start).Seconds())
+}
+
 func (s *Store) transferBeforeClose() {
 	cf := s.raft.GetConfiguration()
 	if cf.Error() != nil {

@@ -50,8 +50,8 @@ type eventMembers struct {
 	reportingComponent, reportingInstance                  gjson.Result
 }
 
-func readObject(doc gjson.Result) *object {
-	o := &object{}
+// read fills o, which must be clear, from doc.
+func (o *object) read(doc gjson.Result) {
 	forEachMember(doc, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "metadata":
@@ -74,7 +74,13 @@ func readObject(doc gjson.Result) *object {
 		}
 		return true
 	})
-	return o
+}
+
+// clear empties o, keeping the capacity of rest.
+func (o *object) clear() {
+	rest := o.rest
+	clear(rest)
+	*o = object{rest: rest[:0]}
 }
 
 func (o *object) readMeta(meta gjson.Result) {

@@ -2,6 +2,7 @@ package table
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -25,6 +26,18 @@ type Printer struct {
 	defs  []byte    // the encoded column definitions
 	// custom, when set, computes the cells instead of cells (NewCustom).
 	custom func(raw []byte) []kv.Cell
+	// scratch holds *cellsScratch for Cells: every stored object's cells
+	// are computed when it is applied or restored (a restore derives on
+	// every CPU), and the reader and writer are 3 KiB of pointers that
+	// would otherwise be allocated, typed and collected each time.
+	scratch sync.Pool
+}
+
+// cellsScratch is what one Cells call reads an object into and writes
+// its row with.
+type cellsScratch struct {
+	o object
+	w rowWriter
 }
 
 // cellsFunc writes the cells of one object, in column order.
@@ -138,10 +151,17 @@ func (p *Printer) Cells(raw []byte) kv.Row {
 	if p.custom != nil {
 		return kv.MakeRow(p.custom(raw))
 	}
-	w := new(rowWriter)
-	w.reset()
-	p.cells(readObject(gjson.ParseBytes(raw)), w)
-	return w.done()
+	sc, _ := p.scratch.Get().(*cellsScratch)
+	if sc == nil {
+		sc = new(cellsScratch)
+	}
+	sc.w.reset()
+	sc.o.read(gjson.ParseBytes(raw))
+	p.cells(&sc.o, &sc.w)
+	row := sc.w.done()
+	sc.o.clear() // keep nothing of raw
+	p.scratch.Put(sc)
+	return row
 }
 
 // AppendRow appends the JSON array of the cells of raw computed now, as
