@@ -119,7 +119,7 @@ func Open(cfg Config) (*Store, error) {
 // logPagesKept is how much of raft.db may stay mapped before
 // releaseLogPages hands it back: the pages appends and replication read
 // again soon (bbolt's meta, branch and newest leaf pages) are far fewer.
-const logPagesKept = 8 << 20
+const logPagesKept = 4 << 20
 
 // releaseLogPages unmaps raft.db's pages every interval once they exceed logPagesKept (see memtrim.UnmapFile).
 func (s *Store) releaseLogPages(ctx context.Context, every time.Duration) {
