@@ -181,8 +181,9 @@ func nodeEnv() []string {
 }
 
 // stopTimeout is how long a member has to stop after SIGTERM before it is
-// killed.
-const stopTimeout = 10 * time.Second
+// killed: Kubernetes' default grace period. A member with a long log since
+// its last snapshot takes one as it stops (seconds at 1,000,000 objects).
+const stopTimeout = 30 * time.Second
 
 // stop sends SIGTERM to p's process group, SIGKILL after stopTimeout,
 // and reaps p. A member that exited before, or did not stop cleanly, is
