@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -46,8 +48,8 @@ func TestReleasable(t *testing.T) {
 	}
 	got := releasable(all, 4242)
 	want := []mapping{
-		{start: 0x400000, end: 0xc00000, perms: "r-xp", inode: 4242, rss: 6144 << 10},
-		{start: 0xc00000, end: 0x1400000, perms: "r--p", inode: 4242, rss: 5120 << 10},
+		{start: 0x400000, end: 0xc00000, perms: [4]byte{'r', '-', 'x', 'p'}, inode: 4242, rss: 6144 << 10},
+		{start: 0xc00000, end: 0x1400000, perms: [4]byte{'r', '-', '-', 'p'}, inode: 4242, rss: 5120 << 10},
 	}
 	// Not the RELRO page (a modified copy), not the writable data, not
 	// another file's text, not anonymous memory.
@@ -184,5 +186,45 @@ func TestTrimExecutableThreshold(t *testing.T) {
 	t.Logf("executable resident %d KiB → %d KiB", before>>10, after>>10)
 	if after >= before {
 		t.Errorf("executable resident %d → %d bytes after TrimExecutable(0)", before, after)
+	}
+}
+
+// parseSmaps reads this process's real smaps as a plain line split does,
+// and allocates only to grow its result, not per line nor per mapping:
+// raftstore reads smaps every second.
+func TestParseSmapsRealAndAllocations(t *testing.T) {
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var headers int
+	var rss uint64
+	for line := range strings.SplitSeq(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
+			headers++
+		case len(f) >= 2 && f[0] == "Rss:":
+			n, err := strconv.ParseUint(f[1], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rss += n << 10
+		}
+	}
+	all, err := parseSmaps(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got uint64
+	for _, m := range all {
+		got += m.rss
+	}
+	if len(all) != headers || got != rss || headers == 0 {
+		t.Fatalf("parseSmaps: %d mappings, Rss %d; a plain split: %d, %d", len(all), got, headers, rss)
+	}
+	allocs := testing.AllocsPerRun(5, func() { parseSmaps(b) })
+	if limit := 20.0; allocs > limit {
+		t.Errorf("parseSmaps of %d mappings (%d bytes): %.0f allocations, want at most %.0f", headers, len(b), allocs, limit)
 	}
 }
