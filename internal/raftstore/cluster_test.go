@@ -61,11 +61,15 @@ func newTestCluster(t testing.TB, n int, tweak func(*Config)) *testCluster {
 		},
 		tweak: tweak,
 	}
+	// The data dirs before c.close: cleanups run last-registered first,
+	// and a member stopping may still write to its dir (a snapshot as it
+	// stops).
+	base := t.TempDir()
 	t.Cleanup(c.close)
 	for i := range n {
 		m := &testMember{
 			id:        "m" + strconv.Itoa(i),
-			dir:       filepath.Join(t.TempDir(), "m"+strconv.Itoa(i)),
+			dir:       filepath.Join(base, "m"+strconv.Itoa(i)),
 			bootstrap: i == 0,
 			raftAddr:  "127.0.0.1:0",
 			apiAddr:   "127.0.0.1:0",

@@ -55,11 +55,13 @@ func StartCluster(t testing.TB, n int, opts ...Option) *Cluster {
 	t.Helper()
 	goroutines := runtime.NumGoroutine()
 	c := &Cluster{t: t}
+	// The data dirs first: cleanups run last-registered first, and a
+	// member stopping may still write to its dir (a snapshot as it stops).
+	base := t.TempDir()
 	t.Cleanup(func() {
 		c.close()
 		CheckGoroutines(t, goroutines)
 	})
-	base := t.TempDir()
 	c.dir = base
 	for i := range n {
 		cfg := member.DefaultConfig()
