@@ -204,7 +204,7 @@ func flagSet() *pflag.FlagSet {
 		"largest object stored, as encoded (etcd's default request limit); a write that makes a larger one gets 413 "+
 			"RequestEntityTooLarge (request bodies are limited to kube's 3 MiB)")
 	fs.Duration("release-startup-memory", 3*time.Second,
-		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched; afterwards, every minute, the executable's pages mapped since and the heap's free pages, each once they exceed 16 MiB (0: never)")
+		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched; afterwards, every minute, the executable's pages mapped since once they exceed 16 MiB, and every 15 s the heap's free pages once they exceed 8 MiB (0: never)")
 	fs.String("memory-limit", "", "soft limit of the member's memory (Go's GOMEMLIMIT), a quantity such as 512Mi: the collector works harder near it "+
 		"(default: 90% of the container's cgroup memory limit when it has one, else none; 0: none)")
 	fs.String("heap-headroom", "16Mi", "how much the Go heap may grow past its live bytes before a collection once it holds more than that "+
