@@ -159,8 +159,15 @@ func parseSmaps(b []byte) ([]mapping, error) {
 		} else {
 			b = nil
 		}
-		var f [6][]byte
-		n := fields(line, f[:])
+		var f [5][]byte // the header's first five; a size line's two
+		n := 0
+		for field := range bytes.FieldsSeq(line) {
+			if n == len(f) {
+				break
+			}
+			f[n] = field
+			n++
+		}
 		if n == 0 {
 			continue
 		}
@@ -170,24 +177,21 @@ func parseSmaps(b []byte) ([]mapping, error) {
 			}
 			switch string(key) { // no allocation: compared, not kept
 			case "Rss":
-				if v, ok := parseUint(f[1], 10); ok {
+				if v, err := strconv.ParseUint(string(f[1]), 10, 64); err == nil {
 					out[len(out)-1].rss = v << 10
 				}
 			case "Anonymous":
-				if v, ok := parseUint(f[1], 10); ok {
+				if v, err := strconv.ParseUint(string(f[1]), 10, 64); err == nil {
 					out[len(out)-1].anon = v << 10
 				}
 			}
 			continue
 		}
 		lo, hi, ok := bytes.Cut(f[0], []byte("-"))
-		start, ok1 := parseUint(lo, 16)
-		end, ok2 := parseUint(hi, 16)
-		ino, ok3 := uint64(0), false
-		if n >= 5 {
-			ino, ok3 = parseUint(f[4], 10)
-		}
-		if !ok || !ok1 || !ok2 || !ok3 || end < start {
+		start, err1 := strconv.ParseUint(string(lo), 16, 64)
+		end, err2 := strconv.ParseUint(string(hi), 16, 64)
+		ino, err3 := strconv.ParseUint(string(f[4]), 10, 64) // f[4] is nil when n < 5: an error
+		if !ok || err1 != nil || err2 != nil || err3 != nil || end < start {
 			return nil, fmt.Errorf("smaps: bad header %q", line)
 		}
 		m := mapping{start: uintptr(start), end: uintptr(end), inode: ino}
@@ -195,49 +199,6 @@ func parseSmaps(b []byte) ([]mapping, error) {
 		out = append(out, m)
 	}
 	return out, nil
-}
-
-// fields splits line at runs of spaces and tabs into f (at most len(f)
-// fields; the last one is not split further) and returns how many.
-func fields(line []byte, f [][]byte) int {
-	n := 0
-	for n < len(f) {
-		line = bytes.TrimLeft(line, " \t")
-		if len(line) == 0 {
-			break
-		}
-		end := bytes.IndexAny(line, " \t")
-		if end < 0 || n == len(f)-1 {
-			end = len(line)
-		}
-		f[n], line = line[:end], line[end:]
-		n++
-	}
-	return n
-}
-
-// parseUint parses an unsigned number in base (10 or 16) without
-// allocating.
-func parseUint(b []byte, base uint64) (uint64, bool) {
-	if len(b) == 0 || (base == 16 && len(b) > 16) || (base == 10 && len(b) > 19) {
-		return 0, false // no overflow to check for
-	}
-	var v uint64
-	for _, c := range b {
-		var d uint64
-		switch {
-		case c >= '0' && c <= '9':
-			d = uint64(c - '0')
-		case base == 16 && c >= 'a' && c <= 'f':
-			d = uint64(c-'a') + 10
-		case base == 16 && c >= 'A' && c <= 'F':
-			d = uint64(c-'A') + 10
-		default:
-			return 0, false
-		}
-		v = v*base + d
-	}
-	return v, true
 }
 
 // readStatus reads the "kB" fields of /proc/self/status, in bytes.

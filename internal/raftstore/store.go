@@ -40,10 +40,10 @@ type Store struct {
 	notices *commitNotices
 
 	notify chan bool
-	// pageOutNow asks releaseLogPages for a pass now: a log compaction
+	// releaseNow asks releaseLogPages for a pass now: a log compaction
 	// (after each snapshot) reads every entry it deletes, mapping up to the
 	// whole log (160 MiB at 100,000 ConfigMaps).
-	pageOutNow chan struct{}
+	releaseNow chan struct{}
 	cancel     context.CancelFunc
 	wg         sync.WaitGroup
 	// closing is closed when Close starts (see await).
@@ -80,7 +80,7 @@ func Open(cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("raftstore: register metrics: %w", err)
 	}
 	s := &Store{cfg: cfg, log: cfg.Logger.With("member", cfg.ID),
-		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16), pageOutNow: make(chan struct{}, 1),
+		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16), releaseNow: make(chan struct{}, 1),
 		closing: make(chan struct{}), m: m}
 	s.fsm.useMetrics(m)
 	s.fsm.tr = cfg.Transformer
@@ -90,7 +90,7 @@ func Open(cfg Config) (*Store, error) {
 	s.fsm.onApplied = s.notices.appliedUpTo
 	s.fsm.onSnapshotReleased = func() {
 		select {
-		case s.pageOutNow <- struct{}{}:
+		case s.releaseNow <- struct{}{}:
 		default:
 		}
 	}
@@ -121,7 +121,8 @@ func Open(cfg Config) (*Store, error) {
 // again soon (bbolt's meta, branch and newest leaf pages) are far fewer.
 const logPagesKept = 4 << 20
 
-// releaseLogPages unmaps raft.db's pages every interval once they exceed logPagesKept (see memtrim.UnmapFile).
+// releaseLogPages unmaps raft.db's pages every interval once they exceed
+// logPagesKept (see memtrim.UnmapFile).
 func (s *Store) releaseLogPages(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -131,7 +132,7 @@ func (s *Store) releaseLogPages(ctx context.Context, every time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case <-s.pageOutNow:
+		case <-s.releaseNow:
 		}
 		if rss, err := memtrim.UnmapFile(path, logPagesKept); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 			s.log.Debug("releasing raft.db's pages", "err", err)
@@ -388,9 +389,6 @@ func (s *Store) await(f raft.Future) error {
 	}
 }
 
-// transferBeforeClose hands leadership to another voter, if there is one,
-// and waits for it at most an election timeout and a half (Raft answers
-// the transfer within an election timeout).
 // snapshotBeforeClose takes a snapshot before Raft stops when the log
 // since the last one is long enough that replaying it would make the next
 // start slower than writing a snapshot now: a restarted member restores
@@ -420,6 +418,9 @@ func (s *Store) snapshotBeforeClose() {
 		"seconds", time.Since(start).Seconds())
 }
 
+// transferBeforeClose hands leadership to another voter, if there is one,
+// and waits for it at most an election timeout and a half (Raft answers
+// the transfer within an election timeout).
 func (s *Store) transferBeforeClose() {
 	cf := s.raft.GetConfiguration()
 	if cf.Error() != nil {
