@@ -16,7 +16,7 @@ import (
 	"github.com/litek8s/litek8s/internal/member"
 )
 
-// cluster is n real members: real TCP Raft on 127.0.0.1, raft.db under a
+// cluster is n real members: real TCP Raft on 127.0.0.1, the Raft log under a
 // data dir each, the real HTTPS API. Its members run in this process
 // (inProcess) or as `node` processes (-processes, nodeProcs); the bench
 // reaches both through the members' API (eps) and the memberSet. It is

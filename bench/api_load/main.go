@@ -110,8 +110,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.ops, err = parseOps(o.opsFlag); err != nil {
 		return o, err
 	}
-	if slices.Contains(o.ops, opRestart) && o.members == 1 {
-		return o, errors.New("-ops restart needs a follower to restart: -members 3 or 5")
+	for _, op := range []string{opRestart, opKill} {
+		if slices.Contains(o.ops, op) && o.members == 1 {
+			return o, fmt.Errorf("-ops %s needs a follower to restart: -members 3 or 5", op)
+		}
 	}
 	if o.processes {
 		o.raftScale = 1

@@ -23,14 +23,16 @@ import (
 )
 
 // The operations -ops runs on the member processes after the scenarios,
-// in this order (issue 20: restart, join, backup round trip).
+// in this order (issue 20: restart, join, backup round trip; kill: a
+// restart that replays the Raft log).
 const (
 	opRestart  = "restart"
+	opKill     = "kill"
 	opJoin     = "join"
 	opSnapshot = "snapshot"
 )
 
-var opNames = []string{opRestart, opJoin, opSnapshot}
+var opNames = []string{opRestart, opKill, opJoin, opSnapshot}
 
 // parseOps parses -ops: names separated by commas, or all; the result is
 // in opNames' order, each once.
@@ -75,7 +77,9 @@ func (b *bench) runOps(ctx context.Context, ops []string) error {
 		fmt.Fprintf(b.stderr, "op %s\n", op)
 		switch op {
 		case opRestart:
-			b.rep.Ops.Restart, err = b.opRestart(ctx, ps, ref)
+			b.rep.Ops.Restart, err = b.opRestart(ctx, ps, ref, b.follower, (*nodeProc).stop)
+		case opKill:
+			b.rep.Ops.Kill, err = b.opRestart(ctx, ps, ref, b.otherFollower(), (*nodeProc).kill)
 		case opJoin:
 			b.rep.Ops.Join, err = b.opJoin(ctx, ps, ref)
 		case opSnapshot:
@@ -103,19 +107,31 @@ func (b *bench) reference(ctx context.Context) (objectRef, error) {
 	return objectRef{name: name, rv: rv}, err
 }
 
-// opRestart stops a follower with SIGTERM and starts it again with the
-// same flags and data dir, on the API and Raft addresses it had (so it
-// keeps its Raft ID and address), and times it.
-func (b *bench) opRestart(ctx context.Context, ps *nodeProcs, ref objectRef) (*report.RestartOp, error) {
-	i := slices.Index(b.cl.eps, b.follower)
-	if b.follower == nil || i < 0 {
+// otherFollower is a follower other than the one restart restarts when
+// there is one (the one restart stopped snapshotted as it stopped: killed,
+// it would have little log to replay).
+func (b *bench) otherFollower() *endpoint {
+	for _, ep := range slices.Backward(b.cl.eps) {
+		if ep != b.leader && ep != b.follower {
+			return ep
+		}
+	}
+	return b.follower
+}
+
+// opRestart stops follower f (stop: SIGTERM, or kill: SIGKILL) and starts
+// it again with the same flags and data dir, on the API and Raft addresses
+// it had (so it keeps its Raft ID and address), and times it.
+func (b *bench) opRestart(ctx context.Context, ps *nodeProcs, ref objectRef, f *endpoint, stop func(*nodeProc) error) (*report.RestartOp, error) {
+	i := slices.Index(b.cl.eps, f)
+	if f == nil || i < 0 {
 		return nil, errors.New("no follower to restart (-members 1)")
 	}
 	old, ep := ps.procs[i], b.cl.eps[i]
 	args := withAddrs(old.args, old.apiAddr, old.raftAddr)
 	r := &report.RestartOp{Member: old.id}
 	t0 := time.Now()
-	if err := old.stop(); err != nil {
+	if err := stop(old); err != nil {
 		return nil, fmt.Errorf("stop: %w", err)
 	}
 	r.StopMs = ms(time.Since(t0))
@@ -150,7 +166,7 @@ func (b *bench) opRestart(ctx context.Context, ps *nodeProcs, ref objectRef) (*r
 	if r.VmRSS, err = procStatus(p.cmd.Process.Pid, "VmRSS"); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(b.stderr, "restart %s: serving after %.0f ms, ready %.0f ms, every object %.0f ms\n", r.Member, r.ServingMs, r.ReadyMs, r.DataMs)
+	fmt.Fprintf(b.stderr, "restarted %s: serving after %.0f ms, ready %.0f ms, every object %.0f ms\n", r.Member, r.ServingMs, r.ReadyMs, r.DataMs)
 	return r, nil
 }
 

@@ -48,14 +48,15 @@ func TestRunOps(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := rep.Ops
-	if o == nil || o.Restart == nil || o.Join == nil || o.Snapshot == nil {
+	if o == nil || o.Restart == nil || o.Kill == nil || o.Join == nil || o.Snapshot == nil {
 		t.Fatalf("ops in the report: %+v", o)
 	}
 	want := listed(objects)
-	r := o.Restart
-	if !slices.Contains([]string{"m0", "m1", "m2"}, r.Member) || r.StopMs <= 0 || r.ServingMs <= 0 ||
-		r.ReadyMs < r.ServingMs || r.DataMs < r.ServingMs || r.Items != want || r.VmRSS == 0 {
-		t.Errorf("restart: %+v (want %d items)", r, want)
+	for op, r := range map[string]*report.RestartOp{"restart": o.Restart, "kill": o.Kill} {
+		if !slices.Contains([]string{"m0", "m1", "m2"}, r.Member) || r.StopMs <= 0 || r.ServingMs <= 0 ||
+			r.ReadyMs < r.ServingMs || r.DataMs < r.ServingMs || r.Items != want || r.VmRSS == 0 {
+			t.Errorf("%s: %+v (want %d items)", op, r, want)
+		}
 	}
 	j := o.Join
 	if j.Member != "m3" || j.ServingMs <= 0 || j.VoterMs <= 0 || j.DataMs < j.ServingMs || j.Items != want ||
@@ -67,7 +68,7 @@ func TestRunOps(t *testing.T) {
 		s.ServingMs <= 0 || s.ReadyMs < s.ServingMs || s.DataMs < s.ServingMs || s.Items != want || s.VmRSS == 0 {
 		t.Errorf("snapshot: %+v (want %d items, %d objects or more)", s, want, objects)
 	}
-	for _, row := range []string{"exec -> serving line", "exec -> voter", "ctl snapshot save", "ctl snapshot restore"} {
+	for _, row := range []string{"SIGKILL -> exited", "exec -> serving line", "exec -> voter", "ctl snapshot save", "ctl snapshot restore"} {
 		if !strings.Contains(stdout.String(), row) {
 			t.Errorf("no %q row on stdout:\n%s", row, stdout.String())
 		}
@@ -86,13 +87,15 @@ func TestParseFlagsOps(t *testing.T) {
 		wantErr string
 	}{
 		{[]string{"-processes"}, nil, ""},
-		{[]string{"-processes", "-ops", "all"}, []string{"restart", "join", "snapshot"}, ""},
+		{[]string{"-processes", "-ops", "all"}, []string{"restart", "kill", "join", "snapshot"}, ""},
+		{[]string{"-processes", "-ops", "snapshot,kill"}, []string{"kill", "snapshot"}, ""},
 		{[]string{"-processes", "-ops", "snapshot,restart,snapshot"}, []string{"restart", "snapshot"}, ""},
 		{[]string{"-processes", "-members", "1", "-ops", "join,snapshot"}, []string{"join", "snapshot"}, ""},
 		{[]string{"-ops", "all"}, nil, "-ops needs -processes"},
 		{[]string{"-ops", "restart"}, nil, "-ops needs -processes"},
 		{[]string{"-processes", "-ops", "reboot"}, nil, `unknown op "reboot"`},
 		{[]string{"-processes", "-members", "1", "-ops", "all"}, nil, "needs a follower"},
+		{[]string{"-processes", "-members", "1", "-ops", "kill"}, nil, "-ops kill needs a follower"},
 	} {
 		o, err := parseFlags(tt.args, io.Discard)
 		switch {

@@ -209,6 +209,20 @@ func (p *nodeProc) stop() error {
 	}
 }
 
+// kill kills the member with SIGKILL (no snapshot as it stops, no clean
+// close of its log: its next start replays the log since its last
+// snapshot) and waits until it was reaped.
+func (p *nodeProc) kill() error {
+	select {
+	case <-p.done:
+		return fmt.Errorf("member %s exited before it was killed: %v", p.id, p.err)
+	default:
+	}
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+	return nil
+}
+
 func (ps *nodeProcs) leader(ctx context.Context) (int, bool) {
 	for i := range ps.procs {
 		if i >= len(ps.eps) {

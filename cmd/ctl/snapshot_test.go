@@ -210,7 +210,7 @@ func TestCtlSnapshotRefusals(t *testing.T) {
 		!strings.Contains(stderr, "invalid backup") {
 		t.Fatalf("restore a damaged backup: %v %s", err, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(target, "raft.db")); !os.IsNotExist(err) {
-		t.Fatalf("a refused restore wrote raft.db: %v", err)
+	if _, err := os.Stat(filepath.Join(target, "wal")); !os.IsNotExist(err) {
+		t.Fatalf("a refused restore wrote a Raft log: %v", err)
 	}
 }

@@ -257,7 +257,7 @@ func TestDataDirInUse(t *testing.T) {
 
 // tlsFiles describes what a second member could have written: the lock
 // file's content and every file under tls/ with its size and modification
-// time (raft.db and snapshots/ are the running member's to change).
+// time (wal/ and snapshots/ are the running member's to change).
 func tlsFiles(t *testing.T, data string) string {
 	t.Helper()
 	var b strings.Builder

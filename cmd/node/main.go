@@ -144,7 +144,7 @@ func flagSet() *pflag.FlagSet {
 	fs.String("config", "", "config file (yaml, json or toml)")
 	fs.Bool("version", false, "print the version and exit")
 	fs.String("id", def.ID, "member ID, stable across restarts")
-	fs.String("data-dir", def.DataDir, "data directory (raft.db, snapshots/, tls/, kubeconfig)")
+	fs.String("data-dir", def.DataDir, "data directory (wal/, snapshots/, tls/, kubeconfig)")
 	fs.String("api-addr", def.APIAddr, "HTTPS API listen address (port 0 picks one)")
 	fs.String("api-advertise", "", "host:port peers and clients use to reach the API (default: the listen address)")
 	fs.String("raft-addr", def.Store.RaftAddr, "Raft TCP listen address (port 0 picks one)")
@@ -161,8 +161,8 @@ func flagSet() *pflag.FlagSet {
 	fs.Duration("tls-reload-interval", def.CertReloadInterval, "how often --tls-cert-file and --tls-private-key-file are read again (a changed, valid pair serves new connections)")
 	fs.Duration("cert-validity", def.CertValidity, "lifetime of the member certificate this member issues itself (renewed at 2/3 of it, without a restart); shorten only to test renewal (minimum 1m)")
 	fs.String("admin-token", "", "admin token of a cluster this member bootstraps (default: none; members keep only its hash, tls/admin-token.sha256)")
-	fs.String("write-kubeconfig", "", "where to write an admin kubeconfig (a client certificate of the cluster CA, valid a year) at start "+
-		"(default <data-dir>/kubeconfig; \""+member.NoKubeconfig+"\": nowhere)")
+	fs.String("write-kubeconfig", "", "where to write an admin kubeconfig (a client certificate of the cluster CA, valid a year) once the member serves "+
+		"(a new cluster: once its system namespaces exist) (default <data-dir>/kubeconfig; \""+member.NoKubeconfig+"\": nowhere)")
 	fs.Bool("nonvoter", false, "join without a vote (serves reads, never counts for a quorum)")
 	fs.Int("bootstrap-expect", 0, "form a new cluster once this many fresh members among --peers are reachable (exactly one bootstraps, the others join it)")
 	fs.StringSlice("peers", nil, "API URLs of the other members (with --bootstrap-expect; a restarted member checks it is in their cluster)")

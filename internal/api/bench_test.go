@@ -13,7 +13,7 @@ import (
 	"github.com/litek8s/litek8s/internal/api"
 )
 
-// benchServer is a real single-member store (Raft on 127.0.0.1:0, raft.db
+// benchServer is a real single-member store (Raft on 127.0.0.1:0, its log
 // on disk) behind the API handler, filled with n ConfigMaps in "bench",
 // with metrics (as members run it).
 func benchServer(tb testing.TB, n int) *api.Server { return benchServerMetrics(tb, n, true) }

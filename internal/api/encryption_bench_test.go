@@ -83,7 +83,7 @@ func BenchmarkServeListSecrets(b *testing.B) {
 }
 
 // BenchmarkCreateSecret creates Secrets through the API on a real
-// single-member store (Raft, raft.db on disk), without and with each
+// single-member store (Raft, its log on disk), without and with each
 // provider: encryption before Propose, decryption at apply.
 func BenchmarkCreateSecret(b *testing.B) {
 	for _, provider := range []string{"", "aesgcm", "aescbc", "secretbox"} {

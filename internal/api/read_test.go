@@ -17,7 +17,7 @@ import (
 	"github.com/litek8s/litek8s/internal/raftstore"
 )
 
-// newAPIServer is a real single-member store (Raft on 127.0.0.1:0, raft.db
+// newAPIServer is a real single-member store (Raft on 127.0.0.1:0, its log
 // on disk) behind the API handler, with the given namespaces created.
 func newAPIServer(tb testing.TB, tweak func(*api.Config), namespaces ...string) *api.Server {
 	tb.Helper()

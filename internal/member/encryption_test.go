@@ -126,7 +126,7 @@ func kubectl(t *testing.T, kubeconfig, stdin string, args ...string) string {
 }
 
 // With an EncryptionConfiguration for secrets, a Secret's value is in no
-// file of any member's data dir (raft.db, Raft snapshots) nor in a backup,
+// file of any member's data dir (the Raft log's segments, Raft snapshots) nor in a backup,
 // while kubectl shows it unchanged and a ConfigMap stays plain; a member
 // joining through a snapshot install reads it. Key rotation: a new first
 // key and a rolling restart, an unchanged `kubectl replace` and `ctl
@@ -190,7 +190,7 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 				continue
 			}
 			dir := c.Config(i).DataDir
-			for _, want := range []string{filepath.Join(dir, "raft.db"), "state.bin"} {
+			for _, want := range []string{".wal", "state.bin"} { // a log segment, a snapshot
 				if !hasSuffixIn(filesHolding(t, dir, "k8s:enc:aesgcm:v1:"+key+":"), want) {
 					t.Errorf("member %d: no %s holds ciphertext of %s", i, want, key)
 				}

@@ -32,6 +32,7 @@ import (
 	"github.com/litek8s/litek8s/internal/kv"
 	"github.com/litek8s/litek8s/internal/member/certs"
 	"github.com/litek8s/litek8s/internal/member/datadir"
+	"github.com/litek8s/litek8s/internal/raftlog"
 	"github.com/litek8s/litek8s/internal/raftstore"
 	"github.com/litek8s/litek8s/internal/version"
 )
@@ -254,15 +255,14 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 		return nil, fmt.Errorf("member: data dir: %w", err)
 	}
 	// First: a second member on the same dir stops here, before it writes
-	// anything (and at once, not after raft.db's lock times out).
+	// anything (and at once, not after the Raft log's lock times out).
 	if m.dirLock, err = datadir.TryLock(cfg.DataDir); err != nil {
 		return nil, fmt.Errorf("member: %w", err)
 	}
 	if m.audit, err = audit.Open(cfg.Audit, m.metrics); err != nil { // a bad policy fails the start
 		return nil, err
 	}
-	_, statErr := os.Stat(filepath.Join(cfg.DataDir, "raft.db"))
-	fresh := errors.Is(statErr, os.ErrNotExist)
+	fresh := !raftlog.Exists(cfg.DataDir)
 	if m.ln, err = net.Listen("tcp", cfg.APIAddr); err != nil {
 		return nil, fmt.Errorf("member: API listener: %w", err)
 	}
@@ -361,6 +361,13 @@ func Start(ctx context.Context, cfg Config) (_ *Member, err error) {
 			return nil, context.Cause(ctx)
 		case <-time.After(30 * time.Second):
 			return nil, errors.New("member: the new cluster did not create its namespaces within 30s")
+		}
+	}
+	// Last: a script waits for the kubeconfig, then uses the cluster
+	// (creates in "default").
+	if m.kubeconfig != "" {
+		if err := writeKubeconfig(m.kubeconfig, m.url, m.kubeconfigSecrets()); err != nil {
+			return nil, fmt.Errorf("member: write kubeconfig: %w", err)
 		}
 	}
 	return m, nil
@@ -479,11 +486,6 @@ func (m *Member) startAPI(sec datadir.Secrets, loopback string, tc *tls.Config, 
 	case NoKubeconfig:
 		m.kubeconfig = ""
 	}
-	if m.kubeconfig != "" {
-		if err := writeKubeconfig(m.kubeconfig, m.url, m.kubeconfigSecrets()); err != nil {
-			return fmt.Errorf("member: write kubeconfig: %w", err)
-		}
-	}
 	m.srv = &http.Server{Handler: m.api, ReadHeaderTimeout: 10 * time.Second, TLSConfig: tc,
 		ErrorLog: slog.NewLogLogger(m.log.Handler(), slog.LevelDebug)}
 	ln := tls.NewListener(m.ln, m.srv.TLSConfig)
@@ -579,6 +581,6 @@ func (m *Member) Close() error {
 	if m.store != nil {
 		err = m.store.Close()
 	}
-	m.dirLock.Unlock() // last: the store has closed raft.db
+	m.dirLock.Unlock() // last: the store has closed its Raft log
 	return err
 }

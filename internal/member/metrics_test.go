@@ -43,8 +43,7 @@ var raftContract = []struct {
 	{name: "litek8s_raft_snapshot_duration_seconds", typ: "histogram"},
 	{name: "litek8s_raft_snapshot_failures_total", typ: "counter"},
 	{name: "litek8s_raft_restore_duration_seconds", typ: "histogram"},
-	{name: "litek8s_raft_bolt_freelist_bytes", typ: "gauge"},
-	{name: "litek8s_raft_bolt_file_bytes", typ: "gauge"},
+	{name: "litek8s_raft_log_bytes", typ: "gauge"},
 	{name: "litek8s_raft_member_lag_entries", typ: "gauge", labels: []string{"member"}, leaderOnly: true},
 	{name: "litek8s_raft_member_lag_seconds", typ: "gauge", labels: []string{"member"}, leaderOnly: true},
 	{name: "litek8s_raft_resync_signals_sent_total", typ: "counter", labels: []string{"member"}, leaderOnly: true},
@@ -202,7 +201,7 @@ func checkRaftSeries(s *scraped, leader bool, members int) error {
 	}
 	for _, name := range []string{"litek8s_raft_applied_index", "litek8s_raft_commit_index", "litek8s_raft_last_log_index",
 		"litek8s_raft_term", "litek8s_raft_has_leader", "litek8s_raft_ready", "litek8s_store_objects",
-		"litek8s_store_feed_window_revisions", "litek8s_raft_bolt_file_bytes", "litek8s_raft_leader_changes_total",
+		"litek8s_store_feed_window_revisions", "litek8s_raft_log_bytes", "litek8s_raft_leader_changes_total",
 		"litek8s_raft_apply_duration_seconds_count", "litek8s_raft_apply_batch_entries_count"} {
 		if v := s.value(name); v <= 0 {
 			errs = append(errs, fmt.Errorf("%s = %v, want > 0", name, v))

@@ -148,9 +148,8 @@ func releasable(all []mapping, ino uint64) []mapping {
 // "Key: value kB" lines.
 func parseSmaps(b []byte) ([]mapping, error) {
 	// Line by line without allocating per line: smaps has ~25 lines per
-	// mapping, and raftstore reads it every second (strings.Fields on
-	// each line was 5,000 allocations a pass in a test process; now the
-	// slice's growth only).
+	// mapping (strings.Fields on each line was 5,000 allocations a pass in
+	// a test process; now the slice's growth only).
 	var out []mapping
 	for len(b) > 0 {
 		line := b
@@ -222,50 +221,4 @@ func readStatus() (map[string]uint64, error) {
 		}
 	}
 	return out, nil
-}
-
-// UnmapFile drops from this process's page tables the pages of the file
-// at path that it maps (MADV_DONTNEED), when they add up to at least
-// minRSS bytes, and returns how many bytes were resident in those
-// mappings. For a database read through a shared read-only mapping
-// (bbolt's raft.db) this drops from the RSS the pages of log entries long
-// compacted away, which the kernel would otherwise keep mapped for as
-// long as the mapping lives; what the database reads again is mapped
-// back by the next fault. The pages stay in the page cache, where the
-// kernel reclaims them first when memory runs short: a member restarted
-// a moment later reads raft.db from memory, not from the disk (with
-// MADV_PAGEOUT, which drops them from the cache too, opening a raft.db of
-// 100,000 entries took 0.6 s of page reads). A mapping replaced between
-// reading smaps and advising is harmless: DONTNEED on a shared file
-// mapping discards nothing.
-func UnmapFile(path string, minRSS uint64) (uint64, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
-		return 0, err
-	}
-	b, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		return 0, err
-	}
-	all, err := parseSmaps(b)
-	if err != nil {
-		return 0, err
-	}
-	var rss uint64
-	var file []mapping
-	for _, m := range all {
-		if m.inode == st.Ino && st.Ino != 0 {
-			file = append(file, m)
-			rss += m.rss
-		}
-	}
-	if rss < minRSS || rss == 0 {
-		return rss, nil
-	}
-	for _, m := range file {
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, m.start, m.end-m.start, unix.MADV_DONTNEED); errno != 0 {
-			return rss, fmt.Errorf("madvise %#x-%#x: %w", m.start, m.end, errno)
-		}
-	}
-	return rss, nil
 }

@@ -19,8 +19,5 @@ func Trim() (Result, error) {
 	return Result{}, errors.ErrUnsupported
 }
 
-// UnmapFile needs Linux's /proc/self/smaps: elsewhere it does nothing.
-func UnmapFile(path string, minRSS uint64) (uint64, error) { return 0, errors.ErrUnsupported }
-
 // TrimExecutable needs Linux: elsewhere it does nothing.
 func TrimExecutable(minRSS uint64) (uint64, error) { return 0, errors.ErrUnsupported }

@@ -3,16 +3,12 @@
 package memtrim
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
-
-	"golang.org/x/sys/unix"
 )
 
 const smapsFixture = `00400000-00c00000 r-xp 00000000 fd:01 4242    /usr/bin/node
@@ -109,64 +105,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-// TestUnmapFileMapping maps 16 MiB of a file read-only and shared (as
-// bbolt maps raft.db), reads every page, and unmaps them: the mapping's
-// resident size falls below 4 MiB, the pages stay in the page cache
-// (mincore), and the data reads back unchanged.
-func TestUnmapFileMapping(t *testing.T) {
-	const size = 16 << 20
-	path := filepath.Join(t.TempDir(), "raft.db")
-	data := make([]byte, size)
-	for i := range data {
-		data[i] = byte(i * 7)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Sync(); err != nil { // clean pages: reclaim needs no writeback
-		t.Fatal(err)
-	}
-	m, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Munmap(m)
-	sum, want := 0, 0
-	for i := 0; i < size; i += 4096 {
-		sum += int(m[i])
-		want += int(data[i])
-	}
-	if sum != want {
-		t.Fatal("the mapping reads other data than the file's")
-	}
-	resident, err := UnmapFile(path, 32<<20)
-	if err != nil || resident < size*3/4 {
-		t.Fatalf("UnmapFile below the threshold: resident %d, %v; want ~%d", resident, err, size)
-	}
-	if again, _ := UnmapFile(path, 32<<20); again < size*3/4 {
-		t.Fatalf("UnmapFile below its threshold paged out: %d resident after", again)
-	}
-	if _, err := UnmapFile(path, 1<<20); err != nil {
-		t.Fatal(err)
-	}
-	after, err := UnmapFile(path, 1<<62) // reads smaps only
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("mapping resident %d KiB → %d KiB", resident>>10, after>>10)
-	if after > 4<<20 {
-		t.Errorf("%d bytes of the mapping still resident after UnmapFile, want < 4 MiB", after)
-	}
-	if !bytes.Equal(m, data) {
-		t.Fatal("the mapping reads back different data after UnmapFile")
-	}
 }
 
 // TestTrimExecutableThreshold: below its threshold TrimExecutable only

@@ -19,10 +19,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
-	"go.etcd.io/bbolt"
 
 	"github.com/litek8s/litek8s/internal/kv"
+	"github.com/litek8s/litek8s/internal/raftlog"
 )
 
 // A backup is:
@@ -368,7 +367,7 @@ func RestoreBackup(r io.Reader, dataDir, id, raftAddr string) (_ BackupInfo, err
 		// Remove what was written (none of it existed), so that the
 		// restore can be run again.
 		os.RemoveAll(filepath.Join(dataDir, "snapshots"))
-		os.Remove(filepath.Join(dataDir, "raft.db"))
+		os.RemoveAll(filepath.Join(dataDir, raftlog.Dir))
 		if errors.Is(statErr, os.ErrNotExist) {
 			os.Remove(dataDir)
 		}
@@ -396,9 +395,10 @@ func (t *spoolReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// checkNoRaftState refuses a data dir with raft.db or snapshots/.
+// checkNoRaftState refuses a data dir with a Raft log (wal/, or an
+// earlier version's raft.db) or snapshots/.
 func checkNoRaftState(dataDir string) error {
-	for _, name := range []string{"raft.db", "snapshots"} {
+	for _, name := range []string{raftlog.Dir, raftlog.BoltFile, "snapshots"} {
 		p := filepath.Join(dataDir, name)
 		if _, err := os.Lstat(p); err == nil {
 			return fmt.Errorf("%w: %s exists; restore into a new data dir", ErrDataDirInUse, p)
@@ -414,8 +414,8 @@ func checkNoRaftState(dataDir string) error {
 const restoredTerm = 1
 
 // writeRaftState writes a Raft snapshot at index holding stream and a
-// configuration of one voter, then raft.db with the current term (in that
-// order: a snapshot without raft.db still opens).
+// configuration of one voter, then the Raft log (empty) with the current
+// term (in that order: a snapshot without a log still opens).
 func writeRaftState(dataDir string, id raft.ServerID, addr raft.ServerAddress, index uint64, stream io.Reader) error {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return err
@@ -436,17 +436,16 @@ func writeRaftState(dataDir string, id raft.ServerID, addr raft.ServerAddress, i
 	if err := sink.Close(); err != nil {
 		return err
 	}
-	bolt, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(dataDir, "raft.db"),
-		BoltOptions: &bbolt.Options{Timeout: 5 * time.Second, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType}})
+	logs, err := raftlog.Open(dataDir, raftlog.Options{LockTimeout: 5 * time.Second})
 	if err != nil {
 		return err
 	}
 	// raft's key for the current term (keyCurrentTerm).
-	if err := bolt.SetUint64([]byte("CurrentTerm"), restoredTerm); err != nil {
-		bolt.Close()
+	if err := logs.SetUint64([]byte("CurrentTerm"), restoredTerm); err != nil {
+		logs.Close()
 		return err
 	}
-	return bolt.Close()
+	return logs.Close()
 }
 
 // addrEncoder encodes the snapshot's legacy peer list (FileSnapshotStore

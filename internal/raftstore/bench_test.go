@@ -169,7 +169,7 @@ func BenchmarkWatchFanout(b *testing.B) {
 }
 
 // BenchmarkPropose proposes creates on the leader of a 3-member cluster
-// (real Raft over TCP on 127.0.0.1, raft.db on disk) from 8 goroutines per
+// (real Raft over TCP on 127.0.0.1, its log on disk) from 8 goroutines per
 // CPU, every member with a metrics registry as in a real member (so
 // hashicorp/raft's go-metrics are bridged). ns/op is per write, allocs/op
 // every goroutine's of the process (the three members').

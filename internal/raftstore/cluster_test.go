@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -19,7 +21,7 @@ import (
 )
 
 // testCluster is N real members in one process: real TCP Raft transport on
-// 127.0.0.1, real raft.db and snapshots under t.TempDir(), each member's
+// 127.0.0.1, real Raft log and snapshots under t.TempDir(), each member's
 // InternalHandler served over real HTTP. Member 0 bootstraps; the others
 // join through it.
 type testCluster struct {
@@ -480,7 +482,7 @@ func TestClusterSnapshotCatchUp(t *testing.T) {
 	}
 	f := (l + 1) % 3
 	c.checkConsistent()
-	lastBefore, err := c.store(f).bolt.LastIndex()
+	lastBefore, err := c.store(f).logs.LastIndex()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -495,7 +497,7 @@ func TestClusterSnapshotCatchUp(t *testing.T) {
 	if err := c.store(l).Snapshot(); err != nil {
 		t.Fatalf("leader snapshot: %v", err)
 	}
-	first, err := c.store(l).bolt.FirstIndex()
+	first, err := c.store(l).logs.FirstIndex()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,5 +561,52 @@ func testPeerAuth(token string) func(*http.Request) error {
 			return errors.New("no member header")
 		}
 		return nil
+	}
+}
+
+// A consistent read during a change of leader waits for the new leader
+// instead of failing (kube-apiserver's etcd client retries the same way).
+func TestClusterSyncAcrossLeaderChange(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	c.WaitLeader()
+	c.propose(cmWrite(kv.OpCreate, "ns", "before", 0))
+
+	stop := make(chan struct{})
+	errs := make(chan error, 3)
+	var reads atomic.Int64
+	var wg sync.WaitGroup
+	for _, i := range c.running() {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				if err := c.store(i).Sync(t.Context()); err != nil {
+					errs <- fmt.Errorf("member %d: sync: %w", i, err)
+					return
+				}
+				reads.Add(1)
+			}
+		})
+	}
+	for range 4 {
+		l := c.WaitLeader()
+		if _, err := c.store(l).TransferLeadership(t.Context(), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if reads.Load() == 0 {
+		t.Fatal("no read completed")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,13 +45,16 @@ func TestFollowersApplyWithoutWaitingForCommitTimeout(t *testing.T) {
 // TestCommitNotice checks which notice the leader sends a follower, from
 // what its replication showed.
 func TestCommitNotice(t *testing.T) {
-	leader, last := true, uint64(10)
+	// Atomics: the follower's notice goroutine, woken by appliedUpTo,
+	// reads them too.
+	var leader atomic.Bool
+	var last atomic.Uint64
+	leader.Store(true)
+	last.Store(10)
 	c := newCommitNotices(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	c.isLeader = func() bool { return leader }
-	c.lastIndex = func() uint64 { return last }
-	sent := make(chan raft.AppendEntriesRequest, 10)
-	c.send = func(_ raft.ServerID, _ raft.ServerAddress, a *raft.AppendEntriesRequest, r *raft.AppendEntriesResponse) error {
-		sent <- *a
+	c.isLeader = leader.Load
+	c.lastIndex = last.Load
+	c.send = func(raft.ServerID, raft.ServerAddress, *raft.AppendEntriesRequest, *raft.AppendEntriesResponse) error {
 		return errors.New("not sent")
 	}
 	defer c.close()
@@ -74,15 +78,15 @@ func TestCommitNotice(t *testing.T) {
 	}
 	check("none") // nothing applied yet
 	c.appliedUpTo(9, 2)
-	last = 11
+	last.Store(11)
 	check("none") // entry 11 waits: Raft's next AppendEntries carries the commit
-	last = 10
+	last.Store(10)
 	check("none") // entry 10 is not committed yet
 	c.appliedUpTo(10, 2)
 	check("term 2 prev 10/2 commit 10")
-	leader = false
+	leader.Store(false)
 	check("none")
-	leader = true
+	leader.Store(true)
 	// Raft's replication told it commit 10.
 	c.observe("m1", "a1", &raft.AppendEntriesRequest{RPCHeader: hdr, Term: 2, PrevLogEntry: 10, PrevLogTerm: 2,
 		LeaderCommitIndex: 10}, &raft.AppendEntriesResponse{Success: true})
@@ -92,7 +96,7 @@ func TestCommitNotice(t *testing.T) {
 	c.observe("m1", "a1", &raft.AppendEntriesRequest{RPCHeader: hdr, Term: 2, PrevLogEntry: 12, PrevLogTerm: 2,
 		Entries: []*raft.Log{{Index: 13, Term: 2}}}, &raft.AppendEntriesResponse{})
 	c.appliedUpTo(13, 2)
-	last = 13
+	last.Store(13)
 	check("none") // the follower was not shown to hold 11-13
 	// A new term forgets what the old one showed.
 	c.observe("m1", "a1", &raft.AppendEntriesRequest{RPCHeader: hdr, Term: 3}, &raft.AppendEntriesResponse{Success: true})
@@ -104,7 +108,7 @@ func TestCommitNotice(t *testing.T) {
 	c.observe("m1", "a1", &raft.AppendEntriesRequest{RPCHeader: hdr, Term: 3, PrevLogEntry: 13, PrevLogTerm: 3,
 		LeaderCommitIndex: 13}, &raft.AppendEntriesResponse{})
 	c.appliedUpTo(14, 3)
-	last = 14
+	last.Store(14)
 	check("none")
 	c.observe("m1", "a1", &raft.AppendEntriesRequest{RPCHeader: hdr, Term: 3, PrevLogEntry: 13, PrevLogTerm: 3,
 		Entries: []*raft.Log{{Index: 14, Term: 3}}, LeaderCommitIndex: 13}, &raft.AppendEntriesResponse{Success: true})

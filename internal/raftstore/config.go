@@ -16,7 +16,7 @@ import (
 type Config struct {
 	// ID is this member's stable identity in the Raft configuration.
 	ID string
-	// DataDir holds raft.db and snapshots/.
+	// DataDir holds the Raft log (wal/) and snapshots/.
 	DataDir string
 	// RaftAddr is the TCP address Raft listens on ("127.0.0.1:0" picks a
 	// port); RaftAdvertise, when set, is the address peers dial.
@@ -47,14 +47,6 @@ type Config struct {
 	HeartbeatTimeout, ElectionTimeout, LeaderLeaseTimeout, CommitTimeout time.Duration
 	SnapshotThreshold, TrailingLogs                                      uint64
 	SnapshotInterval                                                     time.Duration
-	// ReleaseLogPagesEvery is how often the member unmaps the pages of
-	// raft.db it maps once they add up to 4 MiB: bbolt reads the log
-	// through a shared mapping, an append reads the leaf it extends, so
-	// every page of log written is soon mapped and stays in the RSS long
-	// after compaction freed it (a fill of 1,700 creates/s maps ~3 MiB a
-	// second: every 5 s, a member's RSS swung by up to 18 MiB). Each pass
-	// reads /proc/self/smaps (~1.5 ms for a 200 MiB process). 0: never.
-	ReleaseLogPagesEvery time.Duration
 	// ApplyTimeout bounds how long a proposal waits to be enqueued.
 	ApplyTimeout time.Duration
 	// LagReportInterval is how often a follower reports its applied index
@@ -128,25 +120,24 @@ type Config struct {
 // DefaultConfig returns timings suited to members on one LAN.
 func DefaultConfig() Config {
 	return Config{
-		ID:                   "node-1",
-		DataDir:              "data",
-		RaftAddr:             "127.0.0.1:7000",
-		FeedSize:             10000,
-		WatchBuffer:          1000,
-		HeartbeatTimeout:     500 * time.Millisecond,
-		ElectionTimeout:      500 * time.Millisecond,
-		LeaderLeaseTimeout:   250 * time.Millisecond,
-		CommitTimeout:        50 * time.Millisecond,
-		SnapshotThreshold:    8192,
-		TrailingLogs:         10240,
-		SnapshotInterval:     30 * time.Second,
-		ReleaseLogPagesEvery: time.Second,
-		ApplyTimeout:         10 * time.Second,
-		LagReportInterval:    500 * time.Millisecond,
-		ResyncLagEntries:     5000,
-		MinQuorum:            3,
-		RaftLogLevel:         "warn",
-		Logger:               slog.Default(),
+		ID:                 "node-1",
+		DataDir:            "data",
+		RaftAddr:           "127.0.0.1:7000",
+		FeedSize:           10000,
+		WatchBuffer:        1000,
+		HeartbeatTimeout:   500 * time.Millisecond,
+		ElectionTimeout:    500 * time.Millisecond,
+		LeaderLeaseTimeout: 250 * time.Millisecond,
+		CommitTimeout:      50 * time.Millisecond,
+		SnapshotThreshold:  8192,
+		TrailingLogs:       10240,
+		SnapshotInterval:   30 * time.Second,
+		ApplyTimeout:       10 * time.Second,
+		LagReportInterval:  500 * time.Millisecond,
+		ResyncLagEntries:   5000,
+		MinQuorum:          3,
+		RaftLogLevel:       "warn",
+		Logger:             slog.Default(),
 	}
 }
 

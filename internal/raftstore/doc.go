@@ -1,12 +1,13 @@
 // Package raftstore is litek8s's replicated object store: hashicorp/raft with
-// raft-boltdb/v2 as log and stable store, file snapshots, the FSM that applies
+// internal/raftlog (hashicorp/raft-wal) as log and stable store, file snapshots, the FSM that applies
 // WAL records of raw JSON objects, the in-memory object store ordered by key,
 // the change feed that serves watches, write proposals, consistent reads
 // (read-index), membership (join, removal, the leader's dead-member cleanup
 // in autopilot.go) and their metrics (metrics.go; hashicorp/raft's
 // own go-metrics bridged in gometrics.go). Its sentinel errors, and the HTTP
-// codes the internal API answers them with, are in errors.go. It is the only
-// package that imports hashicorp/raft; everything it hands out is a kv value.
+// codes the internal API answers them with, are in errors.go. It and raftlog
+// are the only packages that import hashicorp/raft; everything it hands out
+// is a kv value.
 //
 // Concurrency: a Store is safe for concurrent use. The FSM is driven by
 // raft's single apply goroutine; readers never block it for longer than a

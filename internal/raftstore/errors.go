@@ -25,7 +25,7 @@ var ErrInvalidMember = errors.New("invalid membership request")
 var ErrBadBackup = errors.New("raftstore: invalid backup")
 
 // ErrDataDirInUse: RestoreBackup refuses a data dir that already holds
-// Raft state (raft.db or snapshots/).
+// Raft state (a Raft log or snapshots/).
 var ErrDataDirInUse = errors.New("raftstore: data dir already holds Raft state")
 
 // ErrBadJoinToken is what Config.VerifyJoinToken wraps when it refuses a

@@ -48,9 +48,6 @@ type fsm struct {
 	// last entry once the batch is applied (outside mu; set before Raft
 	// starts).
 	onApplied func(index, term uint64)
-	// onSnapshotReleased, if set, is called when Raft is done with a
-	// snapshot (after the log compaction that follows it).
-	onSnapshotReleased func()
 }
 
 func newFSM(derive DeriveFunc, feedSize, watchBuffer int) *fsm {

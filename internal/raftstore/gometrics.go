@@ -7,12 +7,14 @@ import (
 
 	gometrics "github.com/armon/go-metrics"
 	gmprom "github.com/armon/go-metrics/prometheus"
+	wal "github.com/hashicorp/raft-wal"
+	walmetrics "github.com/hashicorp/raft-wal/metrics"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
-// hashicorp/raft and raft-boltdb emit their own metrics (raft.commitTime,
-// raft.fsm.apply, raft.boltdb.storeLogs, ...) through go-metrics' global
+// hashicorp/raft and raft-wal emit their own metrics (raft.commitTime,
+// raft.fsm.apply, raft.wal.log_appends, ...) through go-metrics' global
 // (hashicorp/go-metrics/compat, which without build tags forwards to
 // armon/go-metrics). raftMetrics points that global, once per process, at
 // an armon/go-metrics Prometheus sink kept in a private registry, and gives
@@ -27,7 +29,8 @@ import (
 //     (raft_fsm_apply_batch_num, ...) are summaries of plain numbers;
 //   - series never expire (a counter that rarely moves, such as
 //     raft_state_leader_total, must not vanish between increments);
-//   - raft.boltdb.logSize, sampled for every log entry, is left out.
+//   - raft.boltdb.*, which raft-boltdb emits only while raftlog copies an
+//     earlier version's raft.db, is left out (its series would stay).
 //
 // The global is process-wide: in a process that runs several members (the
 // tests), every member's registry exposes the same raft_* series, the sum
@@ -54,10 +57,8 @@ func raftMetrics() (prometheus.Collector, error) {
 		conf := gometrics.DefaultConfig("") // no service prefix: raft's names start with raft.
 		conf.EnableHostname, conf.EnableHostnameLabel, conf.EnableServiceLabel = false, false, false
 		conf.EnableRuntimeMetrics = false // no goroutine; the Go collector covers the runtime
-		// raft-boltdb observes every log entry's size, on the path that
-		// writes the log (2% of a 3-member cluster's CPU under writes);
-		// raft_boltdb_log_batch_size / raft_boltdb_logs_per_batch is the mean.
-		conf.BlockedPrefixes = []string{"raft.boltdb.logSize"}
+		// raft-boltdb runs only to copy an earlier version's raft.db.
+		conf.BlockedPrefixes = []string{"raft.boltdb"}
 		if _, err := gometrics.NewGlobal(conf, sink); err != nil {
 			raftSink.err = err
 			return
@@ -68,6 +69,40 @@ func raftMetrics() (prometheus.Collector, error) {
 		return nil, raftSink.err
 	}
 	return raftBridge{raftSink.reg}, nil
+}
+
+// walMetrics passes raft-wal's counters and gauges (raft.wal.<name>) to
+// go-metrics' global at each call: raft-wal's own GoMetricsCollector keeps
+// the global it was made with, and the store opens its log before
+// raftMetrics installs the sink (in a process's first store, which in
+// production is its only one, no raft_wal_* series appeared). keys holds
+// the go-metrics key of each metric raft-wal defines, so that an append
+// (three counters) allocates none.
+type walMetrics struct{ keys map[string][]string }
+
+func newWALMetrics() walMetrics {
+	m := walMetrics{keys: map[string][]string{}}
+	for _, ds := range [][]walmetrics.Descriptor{wal.MetricDefinitions.Counters, wal.MetricDefinitions.Gauges} {
+		for _, d := range ds {
+			m.keys[d.Name] = []string{"raft", "wal", d.Name}
+		}
+	}
+	return m
+}
+
+func (m walMetrics) key(name string) []string {
+	if k, ok := m.keys[name]; ok {
+		return k
+	}
+	return []string{"raft", "wal", name}
+}
+
+func (m walMetrics) IncrementCounter(name string, delta uint64) {
+	gometrics.IncrCounter(m.key(name), float32(delta))
+}
+
+func (m walMetrics) SetGauge(name string, val uint64) {
+	gometrics.SetGauge(m.key(name), float32(val))
 }
 
 // raftBridge re-exports the sink's series with Prometheus-style names. It

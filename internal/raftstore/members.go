@@ -203,14 +203,14 @@ func (s *Store) Members() ([]Member, error) {
 // latest snapshot only once a leader tells it they are committed.
 func (s *Store) loggedMembers() map[string]Member {
 	out := map[string]Member{}
-	first, err1 := s.bolt.FirstIndex()
-	last, err2 := s.bolt.LastIndex()
+	first, err1 := s.logs.FirstIndex()
+	last, err2 := s.logs.LastIndex()
 	if err1 != nil || err2 != nil || first == 0 {
 		return out
 	}
 	var l raft.Log
 	for i := first; i <= last; i++ {
-		if s.bolt.GetLog(i, &l) != nil || l.Type != raft.LogCommand {
+		if s.logs.GetLog(i, &l) != nil || l.Type != raft.LogCommand {
 			continue
 		}
 		w, err := decodeRecord(l.Data)

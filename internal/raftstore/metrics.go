@@ -2,8 +2,6 @@ package raftstore
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 
 	"github.com/hashicorp/raft"
 	"github.com/prometheus/client_golang/prometheus"
@@ -135,7 +133,7 @@ type stateCollector struct {
 	m *metrics
 
 	state, term, commit, applied, lastLog, snapIndex   *prometheus.Desc
-	hasLeader, ready, boltFreelist, boltFile           *prometheus.Desc
+	hasLeader, ready, logBytes                         *prometheus.Desc
 	objects, watchers, feedWindow, lagEntries, lagSecs *prometheus.Desc
 }
 
@@ -144,27 +142,26 @@ func newStateCollector(s *Store, m *metrics) *stateCollector {
 		return prometheus.NewDesc(name, help, labels, nil)
 	}
 	return &stateCollector{s: s, m: m,
-		state:        d("litek8s_raft_state", "1 for this member's Raft state, 0 for the others.", "state"),
-		term:         d("litek8s_raft_term", "Current Raft term."),
-		commit:       d("litek8s_raft_commit_index", "Raft's commit index."),
-		applied:      d("litek8s_raft_applied_index", "Index of the last entry the store applied (its revision)."),
-		lastLog:      d("litek8s_raft_last_log_index", "Index of the last entry in this member's Raft log."),
-		snapIndex:    d("litek8s_raft_snapshot_index", "Index of this member's latest Raft snapshot."),
-		hasLeader:    d("litek8s_raft_has_leader", "1 when this member knows a leader."),
-		ready:        d("litek8s_raft_ready", "1 when this member is ready (/readyz): it knows a leader and is caught up."),
-		boltFreelist: d("litek8s_raft_bolt_freelist_bytes", "Size of raft.db's free list (bbolt FreelistInuse: what it takes encoded)."),
-		boltFile:     d("litek8s_raft_bolt_file_bytes", "Size of raft.db."),
-		objects:      d("litek8s_store_objects", "Objects in the store, every resource."),
-		watchers:     d("litek8s_store_watchers", "Open watchers of the change feed."),
-		feedWindow:   d("litek8s_store_feed_window_revisions", "Revisions a watch can resume from: applied index minus the oldest available."),
-		lagEntries:   d("litek8s_raft_member_lag_entries", "As leader: entries each member is behind (0 for itself).", "member"),
-		lagSecs:      d("litek8s_raft_member_lag_seconds", "As leader: how long ago the leader applied the oldest entry each member misses.", "member"),
+		state:      d("litek8s_raft_state", "1 for this member's Raft state, 0 for the others.", "state"),
+		term:       d("litek8s_raft_term", "Current Raft term."),
+		commit:     d("litek8s_raft_commit_index", "Raft's commit index."),
+		applied:    d("litek8s_raft_applied_index", "Index of the last entry the store applied (its revision)."),
+		lastLog:    d("litek8s_raft_last_log_index", "Index of the last entry in this member's Raft log."),
+		snapIndex:  d("litek8s_raft_snapshot_index", "Index of this member's latest Raft snapshot."),
+		hasLeader:  d("litek8s_raft_has_leader", "1 when this member knows a leader."),
+		ready:      d("litek8s_raft_ready", "1 when this member is ready (/readyz): it knows a leader and is caught up."),
+		logBytes:   d("litek8s_raft_log_bytes", "Size of this member's Raft log on disk (its segment files, preallocated)."),
+		objects:    d("litek8s_store_objects", "Objects in the store, every resource."),
+		watchers:   d("litek8s_store_watchers", "Open watchers of the change feed."),
+		feedWindow: d("litek8s_store_feed_window_revisions", "Revisions a watch can resume from: applied index minus the oldest available."),
+		lagEntries: d("litek8s_raft_member_lag_entries", "As leader: entries each member is behind (0 for itself).", "member"),
+		lagSecs:    d("litek8s_raft_member_lag_seconds", "As leader: how long ago the leader applied the oldest entry each member misses.", "member"),
 	}
 }
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.state, c.term, c.commit, c.applied, c.lastLog, c.snapIndex,
-		c.hasLeader, c.ready, c.boltFreelist, c.boltFile, c.objects, c.watchers, c.feedWindow, c.lagEntries, c.lagSecs} {
+		c.hasLeader, c.ready, c.logBytes, c.objects, c.watchers, c.feedWindow, c.lagEntries, c.lagSecs} {
 		ch <- d
 	}
 	c.m.resyncSignals.Describe(ch)
@@ -189,9 +186,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.snapIndex, float64(st.SnapshotIndex))
 	gauge(c.hasLeader, boolValue(st.LeaderID != ""))
 	gauge(c.ready, boolValue(s.Ready()))
-	gauge(c.boltFreelist, float64(s.bolt.Stats().FreelistInuse))
-	if fi, err := os.Stat(filepath.Join(s.cfg.DataDir, "raft.db")); err == nil {
-		gauge(c.boltFile, float64(fi.Size()))
+	if n, err := s.logs.Bytes(); err == nil {
+		gauge(c.logBytes, float64(n))
 	}
 	objs, watchers, window := s.fsm.counts()
 	gauge(c.objects, float64(objs))

@@ -205,6 +205,12 @@ func TestMetricsCluster(t *testing.T) {
 		if got := value(t, reg, "raft_apply_total"); got < 5 {
 			t.Errorf("%s: raft_apply_total = %v: hashicorp/raft's metrics not bridged", id, got)
 		}
+		if got := value(t, reg, "raft_wal_log_appends_total"); got < 5 {
+			t.Errorf("%s: raft_wal_log_appends_total = %v: raft-wal's metrics not bridged", id, got)
+		}
+		if got := value(t, reg, "litek8s_raft_log_bytes"); got < 1<<20 {
+			t.Errorf("%s: litek8s_raft_log_bytes = %v, want at least a preallocated segment", id, got)
+		}
 		lint(t, id, reg)
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/litek8s/litek8s/internal/raftlog"
 )
 
 // A second store on a data dir another holds is refused within
-// boltLockTimeout, saying the dir is in use (bbolt's own words are
-// "timeout").
+// raftlog.DefaultLockTimeout, saying the dir is in use.
 func TestOpenDataDirInUse(t *testing.T) {
 	t.Cleanup(checkNoGoroutineLeak(t))
 	cfg := DefaultConfig()
@@ -33,7 +34,7 @@ func TestOpenDataDirInUse(t *testing.T) {
 	if want := "data dir " + cfg.DataDir + " is in use by another process"; !strings.Contains(err.Error(), want) {
 		t.Errorf("second open: %v, want %q", err, want)
 	}
-	if took := time.Since(start); took > boltLockTimeout+time.Second {
+	if took := time.Since(start); took > raftlog.DefaultLockTimeout+time.Second {
 		t.Errorf("second open took %s", took)
 	}
 }

@@ -3,6 +3,7 @@ package raftstore
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -14,13 +15,24 @@ import (
 // Sync waits until this member has applied every write acknowledged before
 // the call (read-index): the leader confirms its leadership and reports its
 // applied index; a follower asks the leader for it. Concurrent callers share
-// one round trip.
+// one round trip. While leadership changes hands it waits for the new
+// leader, up to readIndexTimeout, rather than failing the read.
 func (s *Store) Sync(ctx context.Context) error {
 	start, wait := time.Now(), s.m.readIndexFollower
 	if s.IsLeader() {
 		wait = s.m.readIndexLeader
 	}
 	idx, err := s.readIndex(ctx)
+	for err != nil && leaderChanging(err) && time.Since(start) < readIndexTimeout {
+		select { // a new leader, or this one's notice of its leadership
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.closing:
+			return kv.ErrClosed
+		case <-time.After(syncRetryPause):
+		}
+		idx, err = s.readIndex(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -29,6 +41,18 @@ func (s *Store) Sync(ctx context.Context) error {
 	}
 	wait.Observe(time.Since(start).Seconds())
 	return nil
+}
+
+// syncRetryPause is how long Sync waits before asking again when the
+// leader it asked is no longer the leader.
+const syncRetryPause = 10 * time.Millisecond
+
+// leaderChanging reports whether a read-index error means leadership is
+// changing hands: the read may be asked again. (A read has no outcome to
+// be unsure of: ErrUnknownOutcome here is a leader that lost its
+// leadership while confirming it.)
+func leaderChanging(err error) bool {
+	return errors.Is(err, kv.ErrNotLeader) || errors.Is(err, kv.ErrNoLeader) || errors.Is(err, kv.ErrUnknownOutcome)
 }
 
 func (s *Store) readIndex(ctx context.Context) (uint64, error) {

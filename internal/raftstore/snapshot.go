@@ -32,15 +32,13 @@ type fsmSnapshot struct {
 	m       *metrics
 	// tr writes objects in their stored form (nil: as they are).
 	tr Transformer
-	// released, if set, is called by Release.
-	released func()
 }
 
 // Snapshot captures copy-on-write clones of every table and returns at once.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	s := &fsmSnapshot{applied: f.applied, m: f.m, tr: f.tr, released: f.onSnapshotReleased}
+	s := &fsmSnapshot{applied: f.applied, m: f.m, tr: f.tr}
 	for name := range f.objs.tables {
 		if v := f.objs.viewOf(name); v != nil {
 			s.trees = append(s.trees, v.tree)
@@ -96,13 +94,8 @@ func (s *fsmSnapshot) write(w io.Writer) error {
 	return bw.Flush()
 }
 
-// Release tells the store (the clones are garbage collected). Raft calls
-// it once the snapshot is persisted and the log compacted.
-func (s *fsmSnapshot) Release() {
-	if s.released != nil {
-		s.released()
-	}
-}
+// Release does nothing: the clones are garbage collected.
+func (s *fsmSnapshot) Release() {}
 
 // Restore replaces the whole store with the snapshot in rc, then ends every
 // watch, which can no longer be continued.

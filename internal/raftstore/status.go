@@ -59,7 +59,7 @@ func (s *Store) appliedThrough() uint64 {
 	commit = min(commit, applied+maxSettle)
 	for i := applied + 1; i <= commit; i++ {
 		var l raft.Log
-		if s.bolt.GetLog(i, &l) != nil || !nothingToApply(l.Type) {
+		if s.logs.GetLog(i, &l) != nil || !nothingToApply(l.Type) {
 			break
 		}
 		applied = i

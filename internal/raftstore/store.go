@@ -2,12 +2,10 @@ package raftstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,11 +14,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
-	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
-	"go.etcd.io/bbolt"
 
 	"github.com/litek8s/litek8s/internal/kv"
-	"github.com/litek8s/litek8s/internal/memtrim"
+	"github.com/litek8s/litek8s/internal/raftlog"
 )
 
 // Store is one member's replicated object store.
@@ -30,7 +26,7 @@ type Store struct {
 	fsm   *fsm
 	raft  *raft.Raft
 	trans *raft.NetworkTransport
-	bolt  *raftboltdb.BoltStore
+	logs  *raftlog.Log // Raft's log and stable store
 	// leaderReads and remoteReads coalesce read-index requests: as leader
 	// (one VerifyLeader round serves every waiting read) and as follower
 	// (one call to the leader).
@@ -40,12 +36,8 @@ type Store struct {
 	notices *commitNotices
 
 	notify chan bool
-	// releaseNow asks releaseLogPages for a pass now: a log compaction
-	// (after each snapshot) reads every entry it deletes, mapping up to the
-	// whole log (160 MiB at 100,000 ConfigMaps).
-	releaseNow chan struct{}
-	cancel     context.CancelFunc
-	wg         sync.WaitGroup
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 	// closing is closed when Close starts (see await).
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -80,7 +72,7 @@ func Open(cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("raftstore: register metrics: %w", err)
 	}
 	s := &Store{cfg: cfg, log: cfg.Logger.With("member", cfg.ID),
-		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16), releaseNow: make(chan struct{}, 1),
+		fsm: newFSM(cfg.Derive, cfg.FeedSize, cfg.WatchBuffer), notify: make(chan bool, 16),
 		closing: make(chan struct{}), m: m}
 	s.fsm.useMetrics(m)
 	s.fsm.tr = cfg.Transformer
@@ -88,12 +80,6 @@ func Open(cfg Config) (*Store, error) {
 	s.remoteReads = newReadIndexer(s.remoteReadIndex)
 	s.notices = newCommitNotices(s.log)
 	s.fsm.onApplied = s.notices.appliedUpTo
-	s.fsm.onSnapshotReleased = func() {
-		select {
-		case s.releaseNow <- struct{}{}:
-		default:
-		}
-	}
 	if err := s.openRaft(); err != nil {
 		s.closeRaftParts()
 		return nil, err
@@ -109,43 +95,8 @@ func Open(cfg Config) (*Store, error) {
 	go func() { defer s.wg.Done(); s.runLeadership(ctx) }()
 	s.wg.Add(1)
 	go func() { defer s.wg.Done(); s.reportLag(ctx) }()
-	if cfg.ReleaseLogPagesEvery > 0 {
-		s.wg.Add(1)
-		go func() { defer s.wg.Done(); s.releaseLogPages(ctx, cfg.ReleaseLogPagesEvery) }()
-	}
 	return s, nil
 }
-
-// logPagesKept is how much of raft.db may stay mapped before
-// releaseLogPages hands it back: the pages appends and replication read
-// again soon (bbolt's meta, branch and newest leaf pages) are far fewer.
-const logPagesKept = 4 << 20
-
-// releaseLogPages unmaps raft.db's pages every interval once they exceed
-// logPagesKept (see memtrim.UnmapFile).
-func (s *Store) releaseLogPages(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	path := filepath.Join(s.cfg.DataDir, "raft.db")
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		case <-s.releaseNow:
-		}
-		if rss, err := memtrim.UnmapFile(path, logPagesKept); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-			s.log.Debug("releasing raft.db's pages", "err", err)
-		} else if rss >= logPagesKept {
-			s.log.Debug("released raft.db's pages", "bytes", rss)
-		}
-	}
-}
-
-// boltLockTimeout is how long Open waits for raft.db's lock: long enough
-// for a process that is closing it, short enough to tell an operator soon
-// that another one holds it.
-const boltLockTimeout = 2 * time.Second
 
 // logCacheSize is how many of the newest log entries are kept in memory
 // (about two MaxAppendEntries batches).
@@ -154,23 +105,12 @@ const logCacheSize = 512
 func (s *Store) openRaft() error {
 	hl := hclog.New(&hclog.LoggerOptions{Name: "raft", Level: hclog.LevelFromString(s.cfg.RaftLogLevel),
 		Output: slogWriter{s.log}, DisableTime: true})
-	path := filepath.Join(s.cfg.DataDir, "raft.db")
-	bolt, err := raftboltdb.New(raftboltdb.Options{
-		Path: path,
-		BoltOptions: &bbolt.Options{Timeout: boltLockTimeout, NoFreelistSync: true,
-			FreelistType: bbolt.FreelistMapType},
-	})
-	if errors.Is(err, bbolt.ErrTimeout) {
-		// bbolt's own words are "timeout": another process holds raft.db's
-		// lock (a member opened by cmd/node stops earlier, at the data
-		// dir's lock, with its pid).
-		return fmt.Errorf("raftstore: data dir %s is in use by another process (%s stayed locked for %s)",
-			s.cfg.DataDir, path, boltLockTimeout)
-	}
+	logs, err := raftlog.Open(s.cfg.DataDir, raftlog.Options{Logger: hl.Named("log"), Events: s.log,
+		Metrics: newWALMetrics()})
 	if err != nil {
-		return fmt.Errorf("raftstore: open %s: %w", path, err)
+		return err
 	}
-	s.bolt = bolt
+	s.logs = logs
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(s.cfg.DataDir, 2, hl)
 	if err != nil {
 		return fmt.Errorf("raftstore: snapshot store: %w", err)
@@ -180,27 +120,27 @@ func (s *Store) openRaft() error {
 		return fmt.Errorf("raftstore: raft transport: %w", err)
 	}
 	rc := s.raftConfig(hl)
-	existing, err := raft.HasExistingState(bolt, bolt, snaps)
+	existing, err := raft.HasExistingState(logs, logs, snaps)
 	if err != nil {
 		return fmt.Errorf("raftstore: read raft state: %w", err)
 	}
 	if s.cfg.Bootstrap && !existing {
 		conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: s.trans.LocalAddr()}}}
-		if err := raft.BootstrapCluster(rc, bolt, bolt, snaps, s.trans, conf); err != nil {
+		if err := raft.BootstrapCluster(rc, logs, logs, snaps, s.trans, conf); err != nil {
 			return fmt.Errorf("raftstore: bootstrap: %w", err)
 		}
 	}
 	// The log cache keeps the newest entries in memory: replication reads
 	// the previous entry for every AppendEntries (heartbeats of the commit
 	// index included) and the entries it just wrote, which would otherwise
-	// each be a bolt read and a msgpack decode.
-	logs, err := raft.NewLogCache(logCacheSize, bolt)
+	// each be a read of the segment file and a decode.
+	cached, err := raft.NewLogCache(logCacheSize, logs)
 	if err != nil {
 		return fmt.Errorf("raftstore: log cache: %w", err)
 	}
 	tr := transport{NetworkTransport: s.trans, notices: s.notices}
 	s.notices.send = tr.AppendEntries
-	s.raft, err = raft.NewRaft(rc, s.fsm, logs, bolt, snaps, tr)
+	s.raft, err = raft.NewRaft(rc, s.fsm, cached, logs, snaps, tr)
 	if err != nil {
 		return fmt.Errorf("raftstore: start raft: %w", err)
 	}
@@ -265,8 +205,8 @@ func (s *Store) closeRaftParts() {
 		s.trans.CloseStreams()
 		s.trans.Close()
 	}
-	if s.bolt != nil {
-		s.bolt.Close()
+	if s.logs != nil {
+		s.logs.Close()
 	}
 }
 

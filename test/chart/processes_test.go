@@ -109,7 +109,7 @@ func TestStatefulSetAsProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Its data went to its "PVC".
-		if _, err := os.Stat(filepath.Join(p.dir, "volumes", "data", "raft.db")); err != nil {
+		if _, err := os.Stat(filepath.Join(p.dir, "volumes", "data", "wal")); err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
 	}

@@ -416,8 +416,8 @@ func (c *cluster) inject(fault string, hold time.Duration) {
 		filler := filepath.Join(c.procs[i].Dir, "filler")
 		fill(c.t, filler)
 		// A leader whose log cannot grow steps down (hashicorp/raft, on a
-		// failed StoreLogs); one whose raft.db still has free pages goes on
-		// leading and acknowledging what it did persist. Either way the
+		// failed StoreLogs); one whose log segment (preallocated) still has
+		// room goes on leading and acknowledging what it did persist. Either way the
 		// history must hold: nothing acknowledged is lost.
 		time.Sleep(hold / 2)
 		if st, err := c.status(i); err == nil {

@@ -349,8 +349,8 @@ func TestSeriesInContract(t *testing.T) {
 		"litek8s_raft_apply_duration_seconds_bucket", "litek8s_raft_propose_duration_seconds_bucket",
 		"apiserver_storage_objects", "litek8s_store_watchers", "workqueue_depth",
 		"process_resident_memory_bytes", "go_memstats_heap_inuse_bytes",
-		"litek8s_raft_snapshot_failures_total", "litek8s_raft_bolt_freelist_bytes", "litek8s_raft_ready",
-		"litek8s_certificate_expiry_timestamp_seconds", "litek8s_api_refused_requests_total", "litek8s_raft_bolt_file_bytes",
+		"litek8s_raft_snapshot_failures_total", "litek8s_raft_ready",
+		"litek8s_certificate_expiry_timestamp_seconds", "litek8s_api_refused_requests_total", "litek8s_raft_log_bytes",
 	} {
 		if _, ok := used[name]; !ok {
 			t.Errorf("neither the dashboard nor the rules use %s", name)
@@ -508,7 +508,7 @@ func TestAlerts(t *testing.T) {
 	}
 	for _, want := range []string{"Litek8sNoLeader", "Litek8sLeaderChangesTooOften", "Litek8sMemberLaggingEntries",
 		"Litek8sMemberLaggingSeconds", "Litek8sApplyLatencyHigh", "Litek8sCommitLatencyHigh", "Litek8sSnapshotFailing",
-		"Litek8sFreelistGrowing", "Litek8sMemberNotReady", "Litek8sMemberDown",
+		"Litek8sMemberNotReady", "Litek8sMemberDown",
 		"Litek8sCertificateExpiringSoon", "Litek8sClusterDown", "Litek8sMemberUnreachable", "Litek8sAPIErrorsHigh",
 		"Litek8sAPILatencyHigh", "Litek8sRequestsRefused", "Litek8sDatabaseGrowing"} {
 		if !alerts[want] {

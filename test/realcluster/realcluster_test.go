@@ -230,8 +230,15 @@ func (k kubectl) apply(manifest string) {
 // and returns its log.
 func (k kubectl) client(name, svcIP string) string {
 	k.t.Helper()
+	// A pod's name behind the headless Service resolves once the
+	// EndpointSlice controller has the pod Ready in the Service's slice and
+	// CoreDNS's watch has that slice: after "kubectl wait" a recreated
+	// web-0 may still be missing for a moment (NXDOMAIN, cached by CoreDNS
+	// for 5 s), so the client asks again for up to 30 s, as any client of
+	// a StatefulSet's pod names must.
 	script := fmt.Sprintf(`set -e
 nslookup web-svc.%[1]s.svc.cluster.local
+timeout 30 sh -c 'until nslookup web-0.web.%[1]s.svc.cluster.local >/dev/null 2>&1; do sleep 1; done'
 nslookup web-0.web.%[1]s.svc.cluster.local
 timeout 10 wget -q -O- http://web-svc/uid
 echo "starts=$(timeout 10 wget -q -O- http://%[2]s/starts | grep -c start)"

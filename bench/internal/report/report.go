@@ -127,15 +127,17 @@ type MemberMemory struct {
 // namespace returned on the member: what its own store holds.
 type Ops struct {
 	Restart  *RestartOp  `json:"restart,omitempty"`
+	Kill     *RestartOp  `json:"kill,omitempty"`
 	Join     *JoinOp     `json:"join,omitempty"`
 	Snapshot *SnapshotOp `json:"snapshot,omitempty"`
 }
 
-// RestartOp is a follower stopped with SIGTERM and started again on its
-// data dir, addresses and flags.
+// RestartOp is a follower stopped with SIGTERM (Ops.Restart) or killed
+// with SIGKILL (Ops.Kill) and started again on its data dir, addresses
+// and flags.
 type RestartOp struct {
 	Member string `json:"member"`
-	// StopMs is from SIGTERM until the process was reaped.
+	// StopMs is from the signal until the process was reaped.
 	StopMs float64 `json:"stop_ms"`
 	// ServingMs is until node printed the line that it serves, ReadyMs
 	// until its /readyz answered 200, DataMs until it answered a local

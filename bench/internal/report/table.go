@@ -134,12 +134,18 @@ func OpsTable(o *Ops) *Table {
 	ms := func(v float64) string { return FormatMs(v) + " ms" }
 	m := func(n uint64) string { return fmt.Sprintf("%.1f MiB", float64(n)/mib) }
 	row := func(op, member, what, fig string) { t.Rows = append(t.Rows, []string{op, member, what, fig}) }
-	if r := o.Restart; r != nil {
-		row("restart", r.Member, "SIGTERM -> exited", ms(r.StopMs))
-		row("restart", r.Member, "exec -> serving line", ms(r.ServingMs))
-		row("restart", r.Member, "exec -> /readyz 200", ms(r.ReadyMs))
-		row("restart", r.Member, fmt.Sprintf("exec -> local GET and list (%d items)", r.Items), ms(r.DataMs))
-		row("restart", r.Member, "RSS then", m(r.VmRSS))
+	for _, r := range []struct {
+		op, signal string
+		r          *RestartOp
+	}{{"restart", "SIGTERM", o.Restart}, {"kill", "SIGKILL", o.Kill}} {
+		if r.r == nil {
+			continue
+		}
+		row(r.op, r.r.Member, r.signal+" -> exited", ms(r.r.StopMs))
+		row(r.op, r.r.Member, "exec -> serving line", ms(r.r.ServingMs))
+		row(r.op, r.r.Member, "exec -> /readyz 200", ms(r.r.ReadyMs))
+		row(r.op, r.r.Member, fmt.Sprintf("exec -> local GET and list (%d items)", r.r.Items), ms(r.r.DataMs))
+		row(r.op, r.r.Member, "RSS then", m(r.r.VmRSS))
 	}
 	if j := o.Join; j != nil {
 		row("join", j.Member, "exec -> serving line", ms(j.ServingMs))
