@@ -75,7 +75,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.raftScale, "raft-timeout-scale", 4, "multiply the in-process members' Raft heartbeat, election and lease timeouts (1: node's defaults, which -processes uses; see bench/README.md)")
 	fs.StringVar(&o.logLevel, "log-level", "warn", "members' log level (debug, info, warn, error)")
 	fs.BoolVar(&o.processes, "processes", false, "run the members as `node` processes (built from cmd/node) and print each one's memory after the fill and at the end (target 8 on RSS); they use node's Raft timeouts")
-	fs.StringVar(&o.heapProfiles, "heap-profiles", "", "with -processes: save each member's heap profile after the fill as DIR/<member>-heap.pb.gz")
+	fs.StringVar(&o.heapProfiles, "heap-profiles", "", "with -processes: save each member's heap profile after the fill as DIR/<member>-heap.pb.gz (and -heap.txt, with the runtime's MemStats), and its /proc smaps as DIR/<member>-smaps")
 	fs.StringVar(&o.opsFlag, "ops", "", "with -processes: after the scenarios, time these operations, separated by commas, or all: "+
 		strings.Join(opNames, ", ")+" (see bench/README.md)")
 	fs.StringVar(&o.note, "note", "", "free text stored in the JSON (machine, purpose)")

@@ -204,6 +204,12 @@ func TestRunProcesses(t *testing.T) {
 				if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
 					t.Errorf("heap profile of m%d: %d bytes, %v: want a gzipped profile", i, len(b), err)
 				}
+				for file, want := range map[string]string{"-heap.txt": "# HeapAlloc = ", "-smaps": "Rss:"} {
+					b, err := os.ReadFile(filepath.Join(profiles, fmt.Sprintf("m%d%s", i, file)))
+					if err != nil || !strings.Contains(string(b), want) {
+						t.Errorf("m%d%s: %v, want a file with %q", i, file, err, want)
+					}
+				}
 			}
 			for _, w := range rep.Warnings {
 				if strings.Contains(w, "goroutines") {

@@ -352,8 +352,11 @@ func parseMemStats(b []byte, m *report.MemberMemory) error {
 	return nil
 }
 
-// saveHeapProfiles writes each member's heap profile, after a GC, as
-// dir/<member>-heap.pb.gz (for `go tool pprof`).
+// saveHeapProfiles writes, for each member, its mappings
+// (dir/<member>-smaps, /proc/<pid>/smaps: which mapping holds the RSS), then
+// its heap profile after a GC, as dir/<member>-heap.pb.gz (for `go tool
+// pprof`) and as text (dir/<member>-heap.txt, which ends with the
+// runtime's MemStats: stacks, GC metadata, free pages not yet released).
 func (ps *nodeProcs) saveHeapProfiles(ctx context.Context, dir string) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -361,14 +364,37 @@ func (ps *nodeProcs) saveHeapProfiles(ctx context.Context, dir string) ([]string
 	var buf bytes.Buffer
 	var paths []string
 	for i, p := range ps.procs {
-		if err := ps.eps[i].do(ctx, call{method: http.MethodGet, path: "/debug/pprof/heap?gc=1", accept: "application/octet-stream"}, &buf); err != nil {
-			return nil, err
+		smaps, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", p.cmd.Process.Pid))
+		if err != nil {
+			return nil, fmt.Errorf("member %s: %w", p.id, err)
 		}
-		path := filepath.Join(dir, p.id+"-heap.pb.gz")
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			return nil, err
+		files := []struct {
+			name string
+			get  func() ([]byte, error)
+		}{
+			{"-smaps", func() ([]byte, error) { return smaps, nil }},
+			{"-heap.pb.gz", func() ([]byte, error) {
+				err := ps.eps[i].do(ctx, call{method: http.MethodGet, path: "/debug/pprof/heap?gc=1",
+					accept: "application/octet-stream"}, &buf)
+				return buf.Bytes(), err
+			}},
+			{"-heap.txt", func() ([]byte, error) {
+				err := ps.eps[i].do(ctx, call{method: http.MethodGet, path: "/debug/pprof/heap?debug=1",
+					accept: "text/plain"}, &buf)
+				return buf.Bytes(), err
+			}},
 		}
-		paths = append(paths, path)
+		for _, f := range files {
+			b, err := f.get()
+			if err != nil {
+				return nil, fmt.Errorf("member %s: %w", p.id, err)
+			}
+			path := filepath.Join(dir, p.id+f.name)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				return nil, err
+			}
+			paths = append(paths, path)
+		}
 	}
 	return paths, nil
 }

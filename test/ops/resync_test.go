@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -176,15 +177,38 @@ func TestPausedFollowerResyncs(t *testing.T) {
 			t.Errorf("consistent list through the resumed follower misses %d acknowledged writes (%v...)", len(missing), missing[:1])
 		}
 	}()
-	// its watch ends with 410 Expired
-	select {
-	case ev, ok := <-w.ResultChan():
-		if ok && !(ev.Type == watch.Error && apierrors.IsResourceExpired(apierrors.FromObject(ev.Object))) {
-			t.Errorf("watch on the resumed follower: %s %v, want an ERROR 410", ev.Type, ev.Object)
+	// its watch ends with 410 Expired; before that it may deliver the
+	// writes the follower had received before the pause and applies on
+	// resuming (their AppendEntries wait in its socket), each one
+	// acknowledged, in order
+	timeout := time.After(30 * time.Second)
+	var last int64
+	applied := 0
+watching:
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok || ev.Type == watch.Error && apierrors.IsResourceExpired(apierrors.FromObject(ev.Object)) {
+				break watching
+			}
+			cm, isCM := ev.Object.(*corev1.ConfigMap)
+			if !isCM || ev.Type != watch.Added {
+				t.Errorf("watch on the resumed follower: %s %v, want ADDED ConfigMaps, then an ERROR 410", ev.Type, ev.Object)
+				break watching
+			}
+			rv, err := strconv.ParseInt(cm.ResourceVersion, 10, 64)
+			if err != nil || rv <= last || acked[cm.Name] != cm.ResourceVersion {
+				t.Errorf("watch on the resumed follower: ADDED %s at %s after %d (acknowledged at %q)", cm.Name,
+					cm.ResourceVersion, last, acked[cm.Name])
+				break watching
+			}
+			last, applied = rv, applied+1
+		case <-timeout:
+			t.Error("the resumed follower's watch went on")
+			break watching
 		}
-	case <-time.After(30 * time.Second):
-		t.Error("the resumed follower's watch went on")
 	}
+	t.Logf("the resumed follower's watch: %d events it applied on resuming, then the end", applied)
 	membertest.Eventually(t, 30*time.Second, func() error {
 		code, err := follower.Get(ctx, admin, "/readyz", nil)
 		if err != nil || code != http.StatusOK {
