@@ -94,7 +94,7 @@ func run(args []string) error {
 	if d := v.GetDuration("release-startup-memory"); d > 0 {
 		t := time.AfterFunc(d, func() { releaseStartupMemory(cfg.Logger) })
 		defer t.Stop()
-		stopTrim := trimExecutableEvery(ctx, time.Minute)
+		stopTrim := trimPeriodically(ctx, trimEvery)
 		defer stopTrim()
 	}
 	<-ctx.Done()
@@ -204,7 +204,7 @@ func flagSet() *pflag.FlagSet {
 		"largest object stored, as encoded (etcd's default request limit); a write that makes a larger one gets 413 "+
 			"RequestEntityTooLarge (request bodies are limited to kube's 3 MiB)")
 	fs.Duration("release-startup-memory", 3*time.Second,
-		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched; afterwards, every minute, the executable's pages mapped since once they exceed 16 MiB, and every 15 s the heap's free pages once they exceed 8 MiB (0: never)")
+		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched; afterwards, every 15 s, the executable's pages mapped since once they exceed 8 MiB and the heap's free pages once they exceed 4 MiB (0: never)")
 	fs.String("memory-limit", "", "soft limit of the member's memory (Go's GOMEMLIMIT), a quantity such as 512Mi: the collector works harder near it "+
 		"(default: 90% of the container's cgroup memory limit when it has one, else none; 0: none)")
 	fs.String("heap-headroom", "16Mi", "how much the Go heap may grow past its live bytes before a collection once it holds more than that "+
@@ -296,39 +296,36 @@ func memberConfig(v *viper.Viper) (member.Config, error) {
 }
 
 // executableKept is how much of the executable may stay mapped between
-// two trims: an idle member runs 6-9 MiB of it.
-const executableKept = 16 << 20
+// two trims: an idle member runs 6-9 MiB of it, a leader under a burst of
+// writes maps 20-28 MiB in 15 s.
+const executableKept = 8 << 20
 
 // heapFreeKept is how much free heap may stay in the RSS between two
 // releases (the scavenger returns it over minutes).
-const heapFreeKept = 8 << 20
+const heapFreeKept = 4 << 20
 
-// heapReleaseEvery is how often the heap's free pages are given back once
-// they exceed heapFreeKept: each time a collection, then the pages; under
-// load the heap grows back to its goal, so this bounds what a burst leaves.
-const heapReleaseEvery = 15 * time.Second
+// trimEvery is how often the executable's pages mapped since the last
+// time are unmapped once they exceed executableKept, and the heap's free
+// pages given back once they exceed heapFreeKept (a collection, then the
+// pages); under load the heap grows back to its goal, so this bounds what
+// a burst leaves.
+const trimEvery = 15 * time.Second
 
-// trimExecutableEvery unmaps, every interval, the pages of the executable
-// mapped since the last time once they exceed executableKept (see
-// memtrim.TrimExecutable), and gives back the heap's free pages every
-// heapReleaseEvery once they exceed heapFreeKept (memtune.ReleaseFree);
-// stop ends it and waits.
-func trimExecutableEvery(ctx context.Context, every time.Duration) (stop func()) {
+// trimPeriodically runs the trims of trimEvery (memtrim.TrimExecutable,
+// memtune.ReleaseFree) every interval; stop ends it and waits.
+func trimPeriodically(ctx context.Context, interval time.Duration) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		heap := time.NewTicker(min(every, heapReleaseEvery))
-		defer heap.Stop()
-		exe := time.NewTicker(every)
-		defer exe.Stop()
+		t := time.NewTicker(interval)
+		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-exe.C:
+			case <-t.C:
 				memtrim.TrimExecutable(executableKept) // best effort: the next tick tries again
-			case <-heap.C:
 				memtune.ReleaseFree(heapFreeKept)
 			}
 		}

@@ -267,38 +267,43 @@ func (ww *watchWriter) follow(ctx context.Context, watcher kv.Watcher, deadline 
 			tick = timer.C
 		}
 	}
+	var evs []kv.Event
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-watcher.Events():
-			if !ok {
-				return ww.ended(watcher)
-			}
-			if err := ww.change(ctx, ev); err != nil {
+		case <-watcher.Ready():
+			var open bool
+			evs, open = watcher.Take(evs[:0])
+			if err := ww.changes(ctx, evs); err != nil {
 				return ww.fail(err)
 			}
-			if len(watcher.Events()) == 0 {
+			if len(evs) > 0 {
 				if err := ww.flush(); err != nil {
 					return nil
 				}
 			}
+			if !open {
+				return ww.ended(watcher)
+			}
 		case <-tick:
 			// The store's revision covers every event up to it only once
-			// they are all out of the channel (they were queued before the
-			// revision was published); with events pending, they go first.
+			// they are all taken (they were queued before the revision
+			// was published); with events waiting, they go first.
 			rev := ww.s.store.Revision()
-			select {
-			case ev, ok := <-watcher.Events():
-				if !ok {
-					return ww.ended(watcher)
-				}
-				if err := ww.change(ctx, ev); err != nil {
+			var open bool
+			if evs, open = watcher.Take(evs[:0]); len(evs) > 0 || !open {
+				if err := ww.changes(ctx, evs); err != nil {
 					return ww.fail(err)
+				}
+				if !open {
+					if err := ww.flush(); err != nil {
+						return nil
+					}
+					return ww.ended(watcher)
 				}
 				timer.Reset(0)
 				continue
-			default:
 			}
 			ww.bookmark(max(rev, ww.seen), false)
 			if err := ww.flush(); err != nil {
@@ -312,6 +317,17 @@ func (ww *watchWriter) follow(ctx context.Context, watcher kv.Watcher, deadline 
 			timer.Reset(d)
 		}
 	}
+}
+
+// changes writes evs (see change) and lets go of their objects.
+func (ww *watchWriter) changes(ctx context.Context, evs []kv.Event) error {
+	defer clear(evs)
+	for _, ev := range evs {
+		if err := ww.change(ctx, ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nextBookmark is when kube's watch cache sends the next bookmark: after

@@ -132,11 +132,8 @@ func (s *fakeStore) Revision() uint64 {
 
 // script adds a watcher that delivers evs, then ends with err.
 func (s *fakeStore) script(err error, evs ...kv.Event) *fakeWatcher {
-	w := &fakeWatcher{ch: make(chan kv.Event, len(evs)), err: err}
-	for _, ev := range evs {
-		w.ch <- ev
-	}
-	close(w.ch)
+	w := &fakeWatcher{evs: evs, ready: make(chan struct{}), err: err}
+	close(w.ready) // ended: its events are all there is
 	s.mu.Lock()
 	s.watches = append(s.watches, w)
 	s.mu.Unlock()
@@ -144,14 +141,23 @@ func (s *fakeStore) script(err error, evs ...kv.Event) *fakeWatcher {
 }
 
 type fakeWatcher struct {
-	ch   chan kv.Event
-	err  error
-	from uint64 // the revision it was asked for
+	mu    sync.Mutex
+	evs   []kv.Event
+	ready chan struct{}
+	err   error
+	from  uint64 // the revision it was asked for
 }
 
-func (w *fakeWatcher) Events() <-chan kv.Event { return w.ch }
-func (w *fakeWatcher) Err() error              { return w.err }
-func (w *fakeWatcher) Stop()                   {}
+func (w *fakeWatcher) Ready() <-chan struct{} { return w.ready }
+func (w *fakeWatcher) Take(buf []kv.Event) ([]kv.Event, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	buf = append(buf, w.evs...)
+	w.evs = nil
+	return buf, false
+}
+func (w *fakeWatcher) Err() error { return w.err }
+func (w *fakeWatcher) Stop()      {}
 
 // refJSON is one ownerReference in JSON.
 func refJSON(apiVersion, kind, name, uid string, block bool) string {

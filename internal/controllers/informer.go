@@ -147,19 +147,25 @@ func (in *informer) watch(ctx context.Context, rev uint64) error {
 		return err
 	}
 	defer w.Stop()
+	var evs []kv.Event
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case ev, ok := <-w.Events():
-			if !ok {
+		case <-w.Ready():
+			var open bool
+			evs, open = w.Take(evs[:0])
+			for _, ev := range evs {
+				in.record(ctx, ev)
+				in.handle(ev)
+			}
+			clear(evs)
+			if !open {
 				if err := w.Err(); err != nil {
 					return err
 				}
 				return kv.ErrClosed // stopped by someone else: the store
 			}
-			in.record(ctx, ev)
-			in.handle(ev)
 		}
 	}
 }

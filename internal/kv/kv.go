@@ -190,11 +190,22 @@ func (l *List) Len() int {
 	return l.Source.Count(l.Namespace)
 }
 
-// Watcher delivers the events of one watch. Events is closed when the watch
-// ends; Err then says why (nil after Stop, ErrExpired when the watcher fell
-// behind or the store was restored, ErrClosed on shutdown).
+// Watcher delivers the events of one watch: wait on Ready, then Take what
+// waits. Events queue only as far as the watcher is behind, so an idle
+// watch holds no buffer. Once the watch ends and its last events are
+// taken, Take says so; Err then says why (nil after Stop, ErrExpired when
+// the watcher fell behind or the store was restored, ErrClosed on
+// shutdown).
 type Watcher interface {
-	Events() <-chan Event
+	// Ready receives a value when events may wait to be taken (Take may
+	// then find none: they were taken already), and is closed when the
+	// watch ends. Take after every receive: a new signal comes only once
+	// the waiting events were taken.
+	Ready() <-chan struct{}
+	// Take appends the waiting events to buf, oldest first, and returns
+	// it, and false once the watch has ended (the events returned with
+	// false are its last).
+	Take(buf []Event) ([]Event, bool)
 	Err() error
 	Stop()
 }

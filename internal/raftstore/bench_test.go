@@ -152,6 +152,7 @@ func BenchmarkWatchFanout(b *testing.B) {
 			}
 			b.ReportAllocs()
 			var idx uint64
+			var evs []kv.Event
 			for b.Loop() {
 				idx++
 				w := kv.Write{Op: kv.OpCreate, Key: cmKey("ns", "config-"+strconv.FormatUint(idx, 10)), Object: obj}
@@ -159,8 +160,9 @@ func BenchmarkWatchFanout(b *testing.B) {
 					b.Fatal(res.err)
 				}
 				for _, w := range ws {
-					if ev := <-w.Events(); ev.Object.RV != idx {
-						b.Fatalf("event at %d, want %d", ev.Object.RV, idx)
+					<-w.Ready()
+					if evs, _ = w.Take(evs[:0]); len(evs) != 1 || evs[0].Object.RV != idx {
+						b.Fatalf("events %v, want one at %d", evs, idx)
 					}
 				}
 			}

@@ -33,8 +33,9 @@ type Config struct {
 	// FeedSize is the number of events kept in the change feed: the window
 	// from which watches can resume.
 	FeedSize int
-	// WatchBuffer is each watcher's channel capacity; a watcher that falls
-	// this far behind is ended with ErrExpired.
+	// WatchBuffer is how many events a watcher may have waiting (its queue
+	// holds only those); a watcher that falls this far behind is ended
+	// with ErrExpired.
 	WatchBuffer int
 
 	// Raft timings and log compaction. CommitTimeout is how long Raft's

@@ -17,7 +17,7 @@ type feed struct {
 	floor uint64 // events with RV <= floor are not in the ring (evicted, or before a restore)
 	// watchers by resource.
 	watchers map[string]map[*Watcher]struct{}
-	buffer   int // per-watcher channel capacity
+	buffer   int // how many events a watcher may have waiting
 	m        *metrics
 }
 
@@ -57,10 +57,10 @@ func (f *feed) watch(resource, namespace string, rev uint64) (*Watcher, error) {
 			replay = append(replay, ev)
 		}
 	})
-	w := &Watcher{resource: resource, namespace: namespace, from: rev,
-		ch: make(chan kv.Event, f.buffer+len(replay)), feed: f}
-	for _, ev := range replay {
-		w.ch <- ev
+	w := &Watcher{resource: resource, namespace: namespace, from: rev, limit: f.buffer + len(replay),
+		queue: replay, ready: make(chan struct{}, 1), feed: f}
+	if len(replay) > 0 {
+		w.ready <- struct{}{}
 	}
 	m := f.watchers[resource]
 	if m == nil {
@@ -96,20 +96,45 @@ func (f *feed) endAll(err error) int {
 	return n
 }
 
-// Watcher receives the events of one watch. Read Events until it is closed,
-// then Err tells why (nil after Stop). Call Stop when done.
+// Watcher receives the events of one watch (see kv.Watcher). Its queue
+// holds only the events it has not taken yet: at most limit, or the watch
+// ends with ErrExpired and the client relists. An idle watcher holds no
+// buffer (a channel of the limit's capacity was 24 KB per watcher).
 type Watcher struct {
 	resource, namespace string
 	from                uint64
-	ch                  chan kv.Event
+	limit               int
 	feed                *feed
-	mu                  *sync.Mutex // the FSM's mu, set by the store
-	err                 error       // guarded by mu
-	ended               bool        // guarded by mu
+	ready               chan struct{} // capacity 1; closed when the watch ends
+	mu                  *sync.Mutex   // the FSM's mu, set by the store
+	err                 error         // guarded by mu
+
+	qmu   sync.Mutex // guards queue; ended is written under mu and qmu
+	queue []kv.Event
+	ended bool
 }
 
-// Events returns the channel of events; it is closed when the watch ends.
-func (w *Watcher) Events() <-chan kv.Event { return w.ch }
+// queueKept is the capacity above which a queue mostly empty when taken
+// is dropped: a burst's backlog is not held for good.
+const queueKept = 64
+
+// Ready returns the channel that says events may wait; it is closed when
+// the watch ends.
+func (w *Watcher) Ready() <-chan struct{} { return w.ready }
+
+// Take appends the waiting events to buf; false once the watch ended.
+func (w *Watcher) Take(buf []kv.Event) ([]kv.Event, bool) {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	buf = append(buf, w.queue...)
+	if c := cap(w.queue); c > queueKept && len(w.queue) < c/4 {
+		w.queue = nil
+	} else {
+		clear(w.queue) // the objects are the caller's now
+		w.queue = w.queue[:0]
+	}
+	return buf, !w.ended
+}
 
 // Err returns why the watch ended: kv.ErrExpired when the watcher could not
 // keep up or the store was restored, kv.ErrClosed on shutdown.
@@ -126,28 +151,41 @@ func (w *Watcher) Stop() {
 	w.end(nil)
 }
 
-// offer delivers ev without blocking; a full buffer ends the watch with
-// ErrExpired so the client relists. Caller must hold mu.
+// offer queues ev without blocking; a watcher limit events behind ends
+// with ErrExpired so the client relists. Caller must hold mu.
 func (w *Watcher) offer(ev kv.Event) {
 	if w.ended || ev.Object.RV <= w.from ||
 		(w.namespace != "" && ev.Object.Key.Namespace != w.namespace) {
 		return
 	}
-	select {
-	case w.ch <- ev:
-	default:
+	w.qmu.Lock()
+	if len(w.queue) >= w.limit {
+		w.qmu.Unlock()
 		w.end(kv.ErrExpired)
 		w.feed.m.expiredSlow.Inc()
+		return
+	}
+	w.queue = append(w.queue, ev)
+	first := len(w.queue) == 1
+	w.qmu.Unlock()
+	if first { // else the reader was told and has not taken yet
+		select {
+		case w.ready <- struct{}{}:
+		default: // a signal is pending already
+		}
 	}
 }
 
-// end closes the watcher once. Caller must hold mu.
+// end ends the watcher once. Caller must hold mu.
 func (w *Watcher) end(err error) {
 	if w.ended {
 		return
 	}
-	w.ended, w.err = true, err
-	close(w.ch)
+	w.qmu.Lock()
+	w.ended = true
+	w.qmu.Unlock()
+	w.err = err
+	close(w.ready)
 	if m := w.feed.watchers[w.resource]; m != nil {
 		delete(m, w)
 		if len(m) == 0 {

@@ -562,3 +562,47 @@ func TestDeriveMetaSharesRaw(t *testing.T) {
 		t.Fatalf("escaped uid: %q, labels %s", esc.UID, esc.Labels)
 	}
 }
+
+// TestWatcherQueueHoldsOnlyTheBacklog: a watcher's queue grows with what
+// it has not taken, in order, and a burst's backlog is let go once taken
+// (an idle watcher holds no buffer).
+func TestWatcherQueueHoldsOnlyTheBacklog(t *testing.T) {
+	h := newHarness(t, 1000, 1000)
+	w, err := h.f.watch("configmaps", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	queued := func() int {
+		w.qmu.Lock()
+		defer w.qmu.Unlock()
+		return cap(w.queue)
+	}
+	if c := queued(); c != 0 {
+		t.Fatalf("a new watcher's queue holds %d", c)
+	}
+	for i := range 500 {
+		h.create("ns", strconv.Itoa(i))
+	}
+	select {
+	case <-w.Ready():
+	default:
+		t.Fatal("500 events waiting and Ready says nothing")
+	}
+	evs, open := w.Take(nil)
+	if !open || len(evs) != 500 {
+		t.Fatalf("Take: %d events, open %v; want 500, true", len(evs), open)
+	}
+	for i, ev := range evs {
+		if ev.Object.RV != uint64(i+1) {
+			t.Fatalf("event %d at RV %d, want %d", i, ev.Object.RV, i+1)
+		}
+	}
+	h.create("ns", "after")
+	if evs, _ := w.Take(evs[:0]); len(evs) != 1 || evs[0].Object.RV != 501 {
+		t.Fatalf("after the burst: %d events, want RV 501", len(evs))
+	}
+	if c := queued(); c > queueKept {
+		t.Errorf("after the burst was taken the queue keeps %d slots, want <= %d", c, queueKept)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -190,52 +191,68 @@ func diffDumps(a, b map[kv.Key]dumpEntry) string {
 	return ""
 }
 
+// leftovers holds the events recvEvent took from a watcher but has not
+// returned yet (Take hands over every waiting event at once).
+var leftovers = struct {
+	sync.Mutex
+	m map[kv.Watcher][]kv.Event
+}{m: map[kv.Watcher][]kv.Event{}}
+
+// take returns w's events not returned yet: the leftovers, then what
+// waits, and whether w is still open.
+func take(w kv.Watcher) ([]kv.Event, bool) {
+	leftovers.Lock()
+	evs := leftovers.m[w]
+	delete(leftovers.m, w)
+	leftovers.Unlock()
+	return w.Take(evs)
+}
+
 // recvEvent receives one event or fails after a deadline.
 func recvEvent(t testing.TB, w kv.Watcher) kv.Event {
 	t.Helper()
-	select {
-	case ev, ok := <-w.Events():
-		if !ok {
-			t.Fatalf("watcher closed early: %v", w.Err())
-		}
-		return ev
-	case <-time.After(5 * time.Second):
-		t.Fatal("no event within 5s")
-	}
-	return kv.Event{}
-}
-
-// drain reads events until the watcher's channel is closed (with a
-// deadline) and returns them.
-func drain(t testing.TB, w kv.Watcher) []kv.Event {
-	t.Helper()
-	var evs []kv.Event
 	timeout := time.After(5 * time.Second)
 	for {
+		evs, open := take(w)
+		if len(evs) > 0 {
+			leftovers.Lock()
+			leftovers.m[w] = evs[1:]
+			leftovers.Unlock()
+			return evs[0]
+		}
+		if !open {
+			t.Fatalf("watcher closed early: %v", w.Err())
+		}
 		select {
-		case ev, ok := <-w.Events():
-			if !ok {
-				return evs
-			}
-			evs = append(evs, ev)
+		case <-w.Ready():
 		case <-timeout:
-			t.Fatalf("watcher not closed within 5s (%d events read)", len(evs))
+			t.Fatal("no event within 5s")
 		}
 	}
 }
 
-// pending returns the events buffered in w without blocking.
-func pending(w kv.Watcher) []kv.Event {
-	var evs []kv.Event
+// drain reads events until the watch ends (with a deadline) and returns
+// them.
+func drain(t testing.TB, w kv.Watcher) []kv.Event {
+	t.Helper()
+	var all []kv.Event
+	timeout := time.After(5 * time.Second)
 	for {
+		evs, open := take(w)
+		all = append(all, evs...)
+		if !open {
+			return all
+		}
 		select {
-		case ev, ok := <-w.Events():
-			if !ok {
-				return evs
-			}
-			evs = append(evs, ev)
-		default:
-			return evs
+		case <-w.Ready():
+		case <-timeout:
+			t.Fatalf("watcher not closed within 5s (%d events read)", len(all))
 		}
 	}
+}
+
+// pending returns the events waiting in w without blocking.
+func pending(w kv.Watcher) []kv.Event {
+	evs, _ := take(w)
+	return evs
 }

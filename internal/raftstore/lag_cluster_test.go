@@ -72,9 +72,9 @@ func TestLagAndResync(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case _, open := <-w.Events():
-		if open {
-			t.Fatal("an event instead of the end of the watch")
+	case <-w.Ready():
+		if evs, open := w.Take(nil); open || len(evs) > 0 {
+			t.Fatalf("%d events (open %v) instead of the end of the watch", len(evs), open)
 		}
 		if !errors.Is(w.Err(), kv.ErrExpired) {
 			t.Fatalf("watch ended with %v, want ErrExpired", w.Err())

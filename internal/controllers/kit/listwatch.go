@@ -144,32 +144,47 @@ func (fw *feedWatch) run(ctx context.Context) {
 	defer close(fw.done)
 	defer close(fw.out)
 	defer fw.w.Stop()
+	var evs []kv.Event
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-fw.stop:
 			return
-		case ev, ok := <-fw.w.Events():
+		case <-fw.w.Ready():
+			var open bool
+			evs, open = fw.w.Take(evs[:0])
+			ok := fw.deliver(ctx, evs)
+			clear(evs)
 			if !ok {
+				return
+			}
+			if !open {
 				if err := fw.w.Err(); err != nil {
 					fw.send(ctx, watch.Event{Type: watch.Error, Object: statusOf(err)})
 				}
 				return
 			}
-			if fw.lw.keep != nil && !fw.lw.keep(ev.Object.Key) {
-				continue
-			}
-			obj, err := fw.lw.decode(ev.Object)
-			if err != nil {
-				fw.send(ctx, watch.Event{Type: watch.Error, Object: &apierrors.NewInternalError(err).ErrStatus})
-				return
-			}
-			if !fw.send(ctx, watch.Event{Type: eventType(ev.Type), Object: obj}) {
-				return
-			}
 		}
 	}
+}
+
+// deliver sends evs to the watch's reader; false when the watch is over.
+func (fw *feedWatch) deliver(ctx context.Context, evs []kv.Event) bool {
+	for _, ev := range evs {
+		if fw.lw.keep != nil && !fw.lw.keep(ev.Object.Key) {
+			continue
+		}
+		obj, err := fw.lw.decode(ev.Object)
+		if err != nil {
+			fw.send(ctx, watch.Event{Type: watch.Error, Object: &apierrors.NewInternalError(err).ErrStatus})
+			return false
+		}
+		if !fw.send(ctx, watch.Event{Type: eventType(ev.Type), Object: obj}) {
+			return false
+		}
+	}
+	return true
 }
 
 func (fw *feedWatch) send(ctx context.Context, ev watch.Event) bool {
