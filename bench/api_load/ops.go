@@ -435,6 +435,10 @@ func freeAddr() (string, error) {
 // startExtra starts a node process besides the members; close stops it
 // until stopExtra does.
 func (ps *nodeProcs) startExtra(ctx context.Context, bin, id string, args []string, stderr io.Writer) (*nodeProc, string, error) {
+	bin, err := ownBinary(bin, id)
+	if err != nil {
+		return nil, "", err
+	}
 	p, url, err := startNode(ctx, bin, id, args, stderr)
 	if p != nil {
 		ps.extra = append(ps.extra, p)

@@ -52,6 +52,34 @@ func buildCmd(ctx context.Context, dir, name string, stderr io.Writer) (string, 
 	return bin, nil
 }
 
+// ownBinary copies bin for the member id (next to it, synced as buildCmd
+// syncs bin) and returns the copy's path. Members on separate machines
+// map separate files; members of one file on one machine share its page
+// cache, and the kernel's fault-around maps into a process, at each
+// fault, the cached pages around the faulting one (up to 64 KiB): each
+// member's RSS then held code only the others ran.
+func ownBinary(bin, id string) (string, error) {
+	own := bin + "-" + id
+	src, err := os.Open(bin)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(own, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return "", fmt.Errorf("copy %s: %w", bin, err)
+	}
+	if err := dst.Sync(); err != nil {
+		dst.Close()
+		return "", fmt.Errorf("write %s back to disk: %w", own, err)
+	}
+	return own, dst.Close()
+}
+
 // nodeProcs is members that are `node` processes (-processes): each has a
 // process of its own, so its RSS and Go heap are its alone. The bench asks
 // them over HTTP: the admin API (status, members), /metrics and
@@ -94,7 +122,11 @@ func (c *cluster) startProcesses(ctx context.Context, cc clusterConfig) error {
 		if i > 0 {
 			args = append(args, "--join", c.eps[0].url)
 		}
-		p, url, err := startNode(ctx, cc.nodeBin, id, args, cc.stderr)
+		bin, err := ownBinary(cc.nodeBin, id)
+		if err != nil {
+			return err
+		}
+		p, url, err := startNode(ctx, bin, id, args, cc.stderr)
 		if p != nil {
 			ps.procs = append(ps.procs, p)
 		}
