@@ -1,7 +1,6 @@
 package member_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -226,18 +225,20 @@ func sameKeys[K comparable](got, want []K) bool {
 // readAuditLog returns the events of the audit log at path.
 func readAuditLog(t *testing.T, path string) []auditv1.Event {
 	t.Helper()
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	// The member may be writing an event while we read: a write that
+	// crosses a page boundary becomes visible a page at a time, so the
+	// last line is whole only once its newline is there, as for any
+	// reader tailing a log.
+	b = b[:bytes.LastIndexByte(b, '\n')+1]
 	var evs []auditv1.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
+	for line := range bytes.Lines(b) {
 		var ev auditv1.Event
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("%s: %q: %v", path, sc.Text(), err)
+		if err := json.Unmarshal(line, &ev); err != nil {
+			t.Fatalf("%s: %q: %v", path, line, err)
 		}
 		evs = append(evs, ev)
 	}
