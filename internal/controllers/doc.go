@@ -30,11 +30,12 @@
 //     when leadership is lost. Each term starts from nothing (fresh
 //     informers, graph and queues), so a new leader finishes what an old
 //     one left half done.
-//   - Reads never go through HTTP: an informer (informer.go) lists one
-//     resource of the LOCAL store, then watches its change feed from the
-//     list's revision; a watch that ends with kv.ErrExpired (the informer
-//     fell behind the feed window) relists and counts a resync
-//     (Stats.Resyncs). Controllers decode only the fields they need (gjson
+//   - Reads never go through HTTP: the garbage collector's informers
+//     (informer.go) list each resource of the LOCAL store, then follow
+//     one watch of the change feed over every resource, from the oldest
+//     list's revision (one goroutine and one watcher, not one per
+//     resource); a watch that ends with kv.ErrExpired (it fell behind the
+//     feed window) relists and counts a resync (Stats.Resyncs). Controllers decode only the fields they need (gjson
 //     on metadata for the garbage collector). What the garbage collector
 //     keeps costs next to nothing per object it does not act on: the
 //     informer's view is the store's own copy-on-write list plus what

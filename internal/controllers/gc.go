@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -22,13 +23,15 @@ const gcName = "generic-garbage-collector"
 var crdResource = schema.GroupResource{Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions"}
 
 // gc is the garbage collector of one leadership term, kube's
-// GarbageCollector: one informer ("monitor") per served resource feeds
-// the ownership graph, which queues the objects to look at; workers decide
-// on the live objects (gc_work.go) and act through the API (gc_write.go).
+// GarbageCollector: an informer ("monitor") per served resource, all
+// following one watch of the store, feeds the ownership graph, which
+// queues the objects to look at; workers decide on the live objects
+// (gc_work.go) and act through the API (gc_write.go).
 //
-// Concurrency: run owns every goroutine of the term (informers, workers,
-// the queues' own) and returns when all have stopped. The graph and the
-// resource maps have their own locks; monitors belongs to run's goroutine.
+// Concurrency: run owns every goroutine of the term (its own, which runs
+// the monitors, the workers, the queues' own) and returns when all have
+// stopped. The graph and the resource maps have their own locks; monitors
+// belongs to run's goroutine.
 type gc struct {
 	cfg       Config
 	store     Store
@@ -49,14 +52,7 @@ type gc struct {
 	byKind map[schema.GroupKind]Resource
 	crdKey string
 
-	monitors map[string]*monitor // by store key; run's goroutine only
-}
-
-// monitor is one informer and its goroutine.
-type monitor struct {
-	inf    *informer
-	cancel context.CancelFunc
-	done   chan struct{}
+	monitors *informers // run's goroutine only
 }
 
 // gcQueues are kube's names of the garbage collector's queues
@@ -72,13 +68,13 @@ func newGC(opts Options, client dynamic.Interface, stats *counters, queues *kit.
 		return workqueue.NewTypedItemExponentialFailureRateLimiter[objRef](cfg.RetryBaseDelay, cfg.RetryMaxDelay)
 	}
 	g := &gc{cfg: cfg, store: opts.Store, client: client, resources: opts.Resources, stats: stats,
-		log:      log.With("controller", gcName),
-		deleteQ:  workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), kit.QueueConfig[objRef](queues, gcDeleteQueue)),
-		orphan:   workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), kit.QueueConfig[objRef](queues, gcOrphanQueue)),
-		kick:     make(chan struct{}, 1),
-		byKey:    make(map[string]Resource),
-		byKind:   make(map[schema.GroupKind]Resource),
-		monitors: make(map[string]*monitor)}
+		log:     log.With("controller", gcName),
+		deleteQ: workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), kit.QueueConfig[objRef](queues, gcDeleteQueue)),
+		orphan:  workqueue.NewTypedRateLimitingQueueWithConfig(limiter(), kit.QueueConfig[objRef](queues, gcOrphanQueue)),
+		kick:    make(chan struct{}, 1),
+		byKey:   make(map[string]Resource),
+		byKind:  make(map[schema.GroupKind]Resource)}
+	g.monitors = newInformers(g.store, g.handle, &stats.gcResyncs, cfg.RelistDelay, g.log)
 	g.graph = newGraph(g.owner)
 	return g
 }
@@ -114,21 +110,19 @@ func (g *gc) run(ctx context.Context) {
 	defer func() {
 		g.deleteQ.ShutDown()
 		g.orphan.ShutDown()
-		for _, m := range g.monitors {
-			m.cancel()
-		}
-		for _, m := range g.monitors {
-			<-m.done
-		}
+		g.monitors.Stop()
 		wg.Wait()
 	}()
-	// The workers start once every informer has listed: only then does an
+	// The workers start once every resource was listed: only then does an
 	// owner missing from the graph mean an owner missing from the store.
 	g.syncMonitors(ctx)
-	for _, m := range g.monitors {
-		select {
-		case <-m.inf.synced:
-		case <-ctx.Done():
+	for ctx.Err() == nil {
+		if err := g.monitors.Watch(); err == nil {
+			break
+		} else if !errors.Is(err, kv.ErrExpired) {
+			return // the store closed
+		}
+		if g.monitors.relist(ctx) != nil {
 			return
 		}
 	}
@@ -149,6 +143,11 @@ func (g *gc) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
+		case <-g.monitors.Ready():
+			if !g.monitors.Take(ctx) {
+				return
+			}
+			continue
 		case <-t.C:
 		case <-g.kick:
 		}
@@ -156,9 +155,9 @@ func (g *gc) run(ctx context.Context) {
 	}
 }
 
-// syncMonitors starts an informer for every served resource without one,
-// and stops those of resources no longer served; their objects leave the
-// graph as deletions (their dependents are looked at).
+// syncMonitors follows every served resource not followed yet, and stops
+// following those no longer served; their objects leave the graph as
+// deletions (their dependents are looked at).
 func (g *gc) syncMonitors(ctx context.Context) {
 	rs := g.resources(ctx)
 	if ctx.Err() != nil {
@@ -166,26 +165,21 @@ func (g *gc) syncMonitors(ctx context.Context) {
 	}
 	want := g.learn(rs)
 	for key := range want {
-		if g.monitors[key] != nil {
+		if g.monitors.has(key) {
 			continue
 		}
-		mctx, cancel := context.WithCancel(ctx)
-		m := &monitor{inf: newInformer(g.store, key, g.handle, &g.stats.gcResyncs, g.cfg.RelistDelay, g.log),
-			cancel: cancel, done: make(chan struct{})}
-		g.monitors[key] = m
-		go func() {
-			defer close(m.done)
-			m.inf.run(mctx)
-		}()
+		if err := g.monitors.add(ctx, key); err != nil {
+			if ctx.Err() == nil && !errors.Is(err, kv.ErrClosed) {
+				g.log.Warn("garbage collector cannot list a resource; trying again later", "resource", key, "err", err)
+			}
+			continue
+		}
 	}
-	for key, m := range g.monitors {
+	for _, key := range g.monitors.resources() {
 		if want[key] {
 			continue
 		}
-		m.cancel()
-		<-m.done
-		delete(g.monitors, key)
-		m.inf.each(func(obj *kv.Object) {
+		g.monitors.remove(key, func(obj *kv.Object) {
 			g.handle(kv.Event{Type: kv.Deleted, Object: obj, Prev: obj})
 		})
 	}

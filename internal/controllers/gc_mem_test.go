@@ -65,10 +65,18 @@ func retainedPerObject(t testing.TB, n int) float64 {
 	h := &gcHarness{store: s.fakeStore}
 	h.gc = newGC(Options{Config: DefaultConfig(), Store: s}, nil, &counters{}, nil, discard())
 	h.learn([]Resource{{StoreKey: "configmaps", GVR: cmGVR, Kind: "ConfigMap", Namespaced: true}})
-	in := newInformer(s, "configmaps", h.handle, &h.stats.gcResyncs, time.Millisecond, discard())
-	in.run(t.Context()) // until the watch ends: the store closed
-	s.lists = nil       // the store's past view is the store's to drop
-	s.watches = nil     // and the fake's spent watcher (its channel's buffer)
+	in := newInformers(s, h.handle, &h.stats.gcResyncs, time.Millisecond, discard())
+	if err := in.add(t.Context(), "configmaps"); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	for ok := true; ok; ok = in.Take(t.Context()) { // until the watch ends: the store closed
+		<-in.Ready()
+	}
+	s.lists = nil   // the store's past view is the store's to drop
+	s.watches = nil // and the fake's spent watcher (its channel's buffer)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if path := os.Getenv("LITEK8S_GC_HEAP_PROFILE"); path != "" { // what is retained, for go tool pprof

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -12,13 +13,14 @@ import (
 	"github.com/litek8s/litek8s/internal/kv"
 )
 
-// informer follows one resource of the local store: it lists it, then
-// watches the change feed from the list's revision, and hands every change
-// to handle, in revision order. When the watch ends because the informer
-// fell behind the feed (kv.ErrExpired) it lists again, counts a resync and
-// hands over the difference between what it knew and the new list as
-// events (a Deleted for what went, an Added or Modified for the rest), as
-// client-go's reflector does with a Replace.
+// informer is what a follower of the change feed knows of one resource
+// (informers below follow many through one watch): it lists the resource,
+// then takes the feed's changes after the list's revision, and hands every
+// change to handle, in revision order. When the watch ends because it fell
+// behind the feed (kv.ErrExpired) it lists again and hands over the
+// difference between what it knew and the new list as events (a Deleted
+// for what went, an Added or Modified for the rest), as client-go's
+// reflector does with a Replace.
 //
 // What it knew is kept without a copy of the resource: base, the store's
 // immutable view it last listed (a copy-on-write B-tree that shares every
@@ -28,16 +30,12 @@ import (
 // adopts it once it has handed over every change up to that view's last
 // one, so that its view is always exactly what it handed over.
 //
-// Concurrency: run is the informer's one goroutine; handle is called on
-// it. The view and synced belong to it; after run returned, its owner may
-// call each.
+// Concurrency: it belongs to its informers' goroutine; handle is called
+// on it.
 type informer struct {
 	store    Store
 	resource string
 	handle   func(kv.Event)
-	resyncs  *atomic.Uint64
-	delay    time.Duration // before a relist after a failed watch
-	log      *slog.Logger
 
 	base    *kv.List
 	baseLen int
@@ -46,62 +44,172 @@ type informer struct {
 	// next, when set, is a newer view to adopt as base once the changes up
 	// to its ModRev were handed over.
 	next *kv.List
-	// pos is the revision of the last change handed over.
-	pos uint64
+	// listed is the revision of the last list: the changes up to it are
+	// in the view; pos, the revision of the last change handed over.
+	listed, pos uint64
 	// minChanged: changed may hold max(minChanged, baseLen/changedFraction)
 	// keys before a newer view is taken.
 	minChanged int
-	synced     chan struct{} // closed once the first list was handed over
 }
 
 // changedFraction bounds the keys changed since base, as a fraction of
 // base, and with them the replaced objects base keeps alive.
 const changedFraction = 16
 
-func newInformer(store Store, resource string, handle func(kv.Event), resyncs *atomic.Uint64,
-	delay time.Duration, log *slog.Logger) *informer {
-	return &informer{store: store, resource: resource, handle: handle, resyncs: resyncs, delay: delay,
-		log: log.With("resource", resource), changed: make(map[kv.Key]*kv.Object), minChanged: 1024,
-		synced: make(chan struct{})}
+func newInformer(store Store, resource string, handle func(kv.Event)) *informer {
+	return &informer{store: store, resource: resource, handle: handle,
+		changed: make(map[kv.Key]*kv.Object), minChanged: 1024}
 }
 
-// run lists and watches until ctx ends or the store closes.
-func (in *informer) run(ctx context.Context) {
-	first := true
-	for ctx.Err() == nil {
-		rev, err := in.relist(ctx)
-		if err != nil {
-			if ctx.Err() == nil && !errors.Is(err, kv.ErrClosed) {
-				in.log.Warn("informer list failed", "err", err)
-			}
-			if !in.sleep(ctx) {
-				return
-			}
-			continue
-		}
-		if first {
-			close(in.synced)
-			first = false
-		}
-		err = in.watch(ctx, rev)
-		switch {
-		case ctx.Err() != nil, errors.Is(err, kv.ErrClosed):
-			return
-		case errors.Is(err, kv.ErrExpired):
-			in.resyncs.Add(1)
-			in.log.Info("informer fell behind the change feed; listing again", "revision", rev)
-		default:
-			in.resyncs.Add(1)
-			in.log.Warn("informer watch ended; listing again", "err", err)
-			if !in.sleep(ctx) {
-				return
-			}
-		}
+// informers follows several resources of the local store through one
+// watch of every resource: a goroutine per resource, each with its own
+// watch, costs the leader a stack and a watcher for each of the ~60
+// resources the garbage collector follows. Its owner adds and removes
+// resources (each listed at once, its objects handed over as Added), and
+// when Ready fires calls Take, which hands every change to its resource's
+// informer. When the watch ends because it fell behind (kv.ErrExpired),
+// or fails, every resource is listed again, and the watch resumes from
+// the oldest list's revision.
+//
+// Concurrency: one goroutine, its owner's, calls every method; handle is
+// called on it.
+type informers struct {
+	store   Store
+	handle  func(kv.Event)
+	resyncs *atomic.Uint64
+	delay   time.Duration // before a relist after a failed watch
+	log     *slog.Logger
+
+	views map[string]*informer // by resource
+	w     kv.Watcher           // nil: not watching
+	evs   []kv.Event
+}
+
+// maxKeptEvents bounds the batch buffer informers keep between Takes.
+const maxKeptEvents = 256
+
+func newInformers(store Store, handle func(kv.Event), resyncs *atomic.Uint64, delay time.Duration,
+	log *slog.Logger) *informers {
+	return &informers{store: store, handle: handle, resyncs: resyncs, delay: delay, log: log,
+		views: make(map[string]*informer)}
+}
+
+// has says whether resource is followed.
+func (s *informers) has(resource string) bool { return s.views[resource] != nil }
+
+// resources returns the resources followed.
+func (s *informers) resources() []string { return slices.Collect(maps.Keys(s.views)) }
+
+// add lists resource, hands its objects over and follows it.
+func (s *informers) add(ctx context.Context, resource string) error {
+	in := newInformer(s.store, resource, s.handle)
+	if err := in.relist(ctx); err != nil {
+		return err
+	}
+	s.views[resource] = in
+	return nil
+}
+
+// remove stops following resource and calls fn for each object its view
+// holds.
+func (s *informers) remove(resource string, fn func(*kv.Object)) {
+	in := s.views[resource]
+	delete(s.views, resource)
+	if in != nil {
+		in.each(fn)
 	}
 }
 
-func (in *informer) sleep(ctx context.Context) bool {
-	t := time.NewTimer(in.delay)
+// Ready receives when changes may wait to be taken (never before Watch
+// started the watch).
+func (s *informers) Ready() <-chan struct{} {
+	if s.w == nil {
+		return nil
+	}
+	return s.w.Ready()
+}
+
+// Watch starts the watch after the oldest list's revision; the changes
+// up to each resource's own list are skipped.
+func (s *informers) Watch() error {
+	if s.w != nil {
+		return nil
+	}
+	from := s.store.Revision()
+	for _, in := range s.views {
+		from = min(from, in.listed)
+	}
+	w, err := s.store.Watch("", "", from)
+	if err != nil {
+		return err
+	}
+	s.w = w
+	return nil
+}
+
+// Take hands over the waiting changes. When the watch ended it lists
+// every resource again (after the relist delay when the watch failed) and
+// watches anew; false when ctx ended or the store closed.
+func (s *informers) Take(ctx context.Context) bool {
+	var open bool
+	s.evs, open = s.w.Take(s.evs[:0])
+	for _, ev := range s.evs {
+		if in := s.views[ev.Object.Key.Resource]; in != nil && ev.Object.RV > in.listed {
+			in.record(ctx, ev)
+			in.handle(ev)
+		}
+	}
+	clear(s.evs)
+	if cap(s.evs) > maxKeptEvents { // a burst's batch is not kept for good
+		s.evs = nil
+	}
+	if open {
+		return true
+	}
+	err := s.w.Err()
+	s.w = nil
+	for ctx.Err() == nil {
+		switch {
+		case errors.Is(err, kv.ErrClosed), err == nil: // ended by the store, or Stop
+			return false
+		case errors.Is(err, kv.ErrExpired):
+			s.log.Info("informers fell behind the change feed; listing again")
+		default:
+			s.log.Warn("informers' watch ended; listing again", "err", err)
+			if !sleep(ctx, s.delay) {
+				return false
+			}
+		}
+		s.resyncs.Add(1)
+		if err = s.relist(ctx); err == nil {
+			if err = s.Watch(); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// relist lists every resource again.
+func (s *informers) relist(ctx context.Context) error {
+	for _, in := range s.views {
+		if err := in.relist(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stop ends the watch.
+func (s *informers) Stop() {
+	if s.w != nil {
+		s.w.Stop()
+		s.w = nil
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -112,10 +220,10 @@ func (in *informer) sleep(ctx context.Context) bool {
 }
 
 // relist lists the resource and hands over what changed since the view.
-func (in *informer) relist(ctx context.Context) (uint64, error) {
+func (in *informer) relist(ctx context.Context) error {
 	l, err := in.store.List(ctx, in.resource, "", false)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	old, cur := in.objects(), listed(l)
 	// The deletions first (gone, or replaced by another incarnation), then
@@ -135,39 +243,8 @@ func (in *informer) relist(ctx context.Context) (uint64, error) {
 		}
 	})
 	in.adopt(l)
-	in.pos = l.Rev
-	return l.Rev, nil
-}
-
-// watch hands over the changes after rev until the watch ends, and says
-// why it ended.
-func (in *informer) watch(ctx context.Context, rev uint64) error {
-	w, err := in.store.Watch(in.resource, "", rev)
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
-	var evs []kv.Event
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-w.Ready():
-			var open bool
-			evs, open = w.Take(evs[:0])
-			for _, ev := range evs {
-				in.record(ctx, ev)
-				in.handle(ev)
-			}
-			clear(evs)
-			if !open {
-				if err := w.Err(); err != nil {
-					return err
-				}
-				return kv.ErrClosed // stopped by someone else: the store
-			}
-		}
-	}
+	in.listed, in.pos = l.Rev, l.Rev
+	return nil
 }
 
 // record adds a change from the watch to the view, and moves the view to
@@ -225,8 +302,7 @@ func (in *informer) objects() []*kv.Object {
 	return out
 }
 
-// each calls fn for every object of the view; for the informer's owner,
-// after run returned.
+// each calls fn for every object of the view.
 func (in *informer) each(fn func(*kv.Object)) {
 	for _, obj := range in.objects() {
 		fn(obj)

@@ -32,26 +32,8 @@ func TestInformerRelistsWhenExpired(t *testing.T) {
 			s.set(cmObj("d", "ud", 12))
 		}
 	}
-	var got []string
 	var resyncs atomic.Uint64
-	in := newInformer(s, "configmaps", func(ev kv.Event) {
-		got = append(got, fmt.Sprintf("%s %s %s@%d", ev.Type, ev.Object.Key.Name, ev.Object.UID, ev.Object.RV))
-	}, &resyncs, time.Millisecond, discard())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		in.run(t.Context())
-	}()
-	select {
-	case <-done: // the second watch ends with ErrClosed: the store is closing
-	case <-time.After(5 * time.Second):
-		t.Fatal("informer did not stop when the store closed")
-	}
-	select {
-	case <-in.synced:
-	default:
-		t.Error("not synced after its first list")
-	}
+	got, in := follow(t, s, &resyncs, nil)
 	want := []string{
 		"ADDED a ua@1", "ADDED b ub@2", // the first list
 		"MODIFIED b ub@3", "ADDED c uc@4", // the watch
@@ -72,25 +54,37 @@ func TestInformerRelistsWhenExpired(t *testing.T) {
 	}
 }
 
-// runInformer runs in until the store closes and returns the events it
-// handed over as "TYPE name uid@rv".
-func runInformer(t *testing.T, in *informer) []string {
+// follow runs informers of configmaps in the store until it closes (its
+// last scripted watch ends with ErrClosed) and returns the events they
+// handed over as "TYPE name uid@rv", and the view. setup, when set, is
+// called once the first list was handed over.
+func follow(t *testing.T, s Store, resyncs *atomic.Uint64, setup func(*informer)) ([]string, *informer) {
 	t.Helper()
 	var got []string
-	in.handle = func(ev kv.Event) {
+	set := newInformers(s, func(ev kv.Event) {
 		got = append(got, fmt.Sprintf("%s %s %s@%d", ev.Type, ev.Object.Key.Name, ev.Object.UID, ev.Object.RV))
+	}, resyncs, time.Millisecond, discard())
+	if err := set.add(t.Context(), "configmaps"); err != nil {
+		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		in.run(t.Context())
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("informer did not stop when the store closed")
+	in := set.views["configmaps"]
+	if setup != nil {
+		setup(in)
 	}
-	return got
+	if err := set.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case <-set.Ready():
+			if !set.Take(t.Context()) {
+				return got, in
+			}
+		case <-timeout:
+			t.Fatal("informers did not stop when the store closed")
+		}
+	}
 }
 
 // An informer whose changes outgrow its base takes a newer view and
@@ -119,9 +113,7 @@ func TestInformerMovesItsBase(t *testing.T) {
 		}
 	}
 	var resyncs atomic.Uint64
-	in := newInformer(s, "configmaps", nil, &resyncs, time.Millisecond, discard())
-	in.minChanged = 1
-	got := runInformer(t, in)
+	got, in := follow(t, s, &resyncs, func(in *informer) { in.minChanged = 1 })
 	want := []string{
 		"ADDED a ua@1", "ADDED b ub@2", // the first list
 		"MODIFIED b ub@3", "ADDED c uc@4", "DELETED a ua@5", "MODIFIED c uc@6", // the watch
@@ -163,9 +155,7 @@ func TestInformerRelistsBeforeAdopting(t *testing.T) {
 			s.del(kv.Key{Resource: "configmaps", Namespace: "ns", Name: "a"})
 		}
 	}
-	in := newInformer(s, "configmaps", nil, new(atomic.Uint64), time.Millisecond, discard())
-	in.minChanged = 1
-	got := runInformer(t, in)
+	got, _ := follow(t, s, new(atomic.Uint64), func(in *informer) { in.minChanged = 1 })
 	want := []string{"ADDED a ua@1", "ADDED b ub@2", "MODIFIED b ub@3", "ADDED c uc@4", "DELETED a ua@1"}
 	if !slices.Equal(got, want) {
 		t.Errorf("events:\n%q\nwant\n%q", got, want)
@@ -180,4 +170,56 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// Informers of several resources share one watch of every resource, from
+// the oldest list's revision: each resource takes only the changes after
+// its own list, and a resource not followed is ignored.
+func TestInformersShareOneWatch(t *testing.T) {
+	obj := func(res, name string, rv uint64) *kv.Object {
+		o := cmObj(name, "u"+name, rv)
+		o.Key.Resource = res
+		return o
+	}
+	s := newFakeStore()
+	s.set(obj("configmaps", "a", 1))
+	s.set(obj("secrets", "s", 2))
+	w := s.script(kv.ErrClosed,
+		kv.Event{Type: kv.Added, Object: obj("secrets", "t", 3)}, // in the secrets' list already
+		kv.Event{Type: kv.Added, Object: obj("configmaps", "b", 4)},
+		kv.Event{Type: kv.Added, Object: obj("pods", "p", 5)}, // not followed
+		kv.Event{Type: kv.Added, Object: obj("secrets", "u", 6)})
+	var got []string
+	set := newInformers(s, func(ev kv.Event) {
+		got = append(got, fmt.Sprintf("%s %s %s@%d", ev.Type, ev.Object.Key.Resource, ev.Object.Key.Name, ev.Object.RV))
+	}, new(atomic.Uint64), time.Millisecond, discard())
+	ctx := t.Context()
+	if err := set.add(ctx, "configmaps"); err != nil { // listed at 2
+		t.Fatal(err)
+	}
+	s.set(obj("secrets", "t", 3))
+	if err := set.add(ctx, "secrets"); err != nil { // listed at 3
+		t.Fatal(err)
+	}
+	if err := set.Watch(); err != nil {
+		t.Fatal(err)
+	}
+	<-set.Ready()
+	if set.Take(ctx) {
+		t.Error("Take after the store closed the watch: true, want false")
+	}
+	want := []string{"ADDED configmaps a@1", "ADDED secrets s@2", "ADDED secrets t@3",
+		"ADDED configmaps b@4", "ADDED secrets u@6"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events:\n%q\nwant\n%q", got, want)
+	}
+	if w.from != 2 {
+		t.Errorf("watched from %d, want 2 (the oldest list's revision)", w.from)
+	}
+	var view []string
+	set.remove("secrets", func(o *kv.Object) { view = append(view, o.Key.Name) })
+	if want := []string{"s", "t", "u"}; !slices.Equal(view, want) || set.has("secrets") || !set.has("configmaps") {
+		t.Errorf("removed secrets' view %q, want %q; still followed: secrets %v, configmaps %v",
+			view, want, set.has("secrets"), set.has("configmaps"))
+	}
 }

@@ -15,7 +15,7 @@ type feed struct {
 	next  int // position of the next append in ring
 	full  bool
 	floor uint64 // events with RV <= floor are not in the ring (evicted, or before a restore)
-	// watchers by resource.
+	// watchers by resource; those of every resource under "".
 	watchers map[string]map[*Watcher]struct{}
 	buffer   int // how many events a watcher may have waiting
 	m        *metrics
@@ -39,20 +39,24 @@ func (f *feed) append(ev kv.Event) {
 	for w := range f.watchers[ev.Object.Key.Resource] {
 		w.offer(ev)
 	}
+	for w := range f.watchers[""] {
+		w.offer(ev)
+	}
 }
 
 // oldestAvailable returns the smallest revision a watch may resume from.
 func (f *feed) oldestAvailable() uint64 { return f.floor }
 
-// watch registers a watcher of resource (in namespace, or all when empty)
-// that first receives every event after rev still in the ring.
+// watch registers a watcher of resource (every resource when empty; in
+// namespace, or all when empty) that first receives every event after rev
+// still in the ring.
 func (f *feed) watch(resource, namespace string, rev uint64) (*Watcher, error) {
 	if rev < f.floor {
 		return nil, &kv.ExpiredError{Oldest: f.floor}
 	}
 	var replay []kv.Event
 	f.each(func(ev kv.Event) {
-		if ev.Object.RV > rev && ev.Object.Key.Resource == resource &&
+		if ev.Object.RV > rev && (resource == "" || ev.Object.Key.Resource == resource) &&
 			(namespace == "" || ev.Object.Key.Namespace == namespace) {
 			replay = append(replay, ev)
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -604,5 +605,35 @@ func TestWatcherQueueHoldsOnlyTheBacklog(t *testing.T) {
 	}
 	if c := queued(); c > queueKept {
 		t.Errorf("after the burst was taken the queue keeps %d slots, want <= %d", c, queueKept)
+	}
+}
+
+// A watch of every resource ("") replays and then follows the changes of
+// all resources, in revision order, from the revision it starts at.
+func TestWatchEveryResource(t *testing.T) {
+	h := newHarness(t, 1000, 1000)
+	secret := func(name string) kv.Write {
+		return kv.Write{Op: kv.OpCreate, Key: kv.Key{Resource: "secrets", Namespace: "ns", Name: name},
+			Object: []byte(`{"kind":"Secret","apiVersion":"v1","metadata":{"name":"` + name + `","namespace":"ns","uid":"u-` + name + `"}}`)}
+	}
+	h.create("ns", "a")       // 1: before the watch's revision
+	h.mustApply(secret("s1")) // 2: replayed
+	h.create("ns", "b")       // 3: replayed
+	w, err := h.f.watch("", "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	h.mustApply(secret("s2")) // 4: followed
+	h.create("other", "c")    // 5: followed, another namespace
+	<-w.Ready()
+	evs, open := w.Take(nil)
+	var got []string
+	for _, ev := range evs {
+		got = append(got, fmt.Sprintf("%d %s %s", ev.Object.RV, ev.Object.Key.Resource, ev.Object.Key.Name))
+	}
+	want := []string{"2 secrets s1", "3 configmaps b", "4 secrets s2", "5 configmaps c"}
+	if !open || !slices.Equal(got, want) {
+		t.Errorf("events %q (open %v), want %q", got, open, want)
 	}
 }

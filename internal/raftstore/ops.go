@@ -68,8 +68,8 @@ func (s *Store) List(ctx context.Context, resource, namespace string, consistent
 	return s.fsm.list(resource, namespace), nil
 }
 
-// Watch returns a watcher of every change to resource (in namespace, or all
-// when empty) after revision rev. kv.ErrExpired when rev is older than the
+// Watch returns a watcher of every change to resource (every resource when
+// empty; in namespace, or all when empty) after revision rev. kv.ErrExpired when rev is older than the
 // change feed's window.
 func (s *Store) Watch(resource, namespace string, rev uint64) (kv.Watcher, error) {
 	w, err := s.fsm.watch(resource, namespace, rev)
