@@ -207,7 +207,7 @@ func flagSet() *pflag.FlagSet {
 		"this long after start, give back what only start-up used: heap garbage, and the pages of the executable package inits touched; afterwards, every 15 s, the executable's pages mapped since once they exceed 8 MiB and the heap's free pages once they exceed 4 MiB (0: never)")
 	fs.String("memory-limit", "", "soft limit of the member's memory (Go's GOMEMLIMIT), a quantity such as 512Mi: the collector works harder near it "+
 		"(default: 90% of the container's cgroup memory limit when it has one, else none; 0: none)")
-	fs.String("heap-headroom", "16Mi", "how much the Go heap may grow past its live bytes before a collection once it holds more than that "+
+	fs.String("heap-headroom", "12Mi", "how much the Go heap may grow past its live bytes before a collection once it holds more than that "+
 		"(GOGC lowered down to 10 as the stored objects grow; 0: Go's default GOGC=100, the heap doubles). GOGC in the environment wins")
 	fs.Bool("kubernetes-peers", false, "in a Kubernetes StatefulSet: dial peers' names <pod>.<domain of --api-advertise> at their Pods' IPs, "+
 		"read from the Kubernetes API (needs POD_NAMESPACE, POD_NAME and RBAC to get pods), instead of through DNS, "+
