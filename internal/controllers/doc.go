@@ -35,9 +35,10 @@
 //     one watch of the change feed over every resource, from the oldest
 //     list's revision (one goroutine and one watcher, not one per
 //     resource); a watch that ends with kv.ErrExpired (it fell behind the
-//     feed window) relists and counts a resync (Stats.Resyncs). Controllers decode only the fields they need (gjson
-//     on metadata for the garbage collector). What the garbage collector
-//     keeps costs next to nothing per object it does not act on: the
+//     feed window) relists and counts a resync (Stats.Resyncs).
+//     Controllers decode only the fields they need (gjson on metadata for
+//     the garbage collector). What the garbage collector keeps costs next
+//     to nothing per object it does not act on: the
 //     informer's view is the store's own copy-on-write list plus what
 //     changed since, and the graph has nodes only for objects with owners,
 //     being deleted, or owning one (gc_graph.go).

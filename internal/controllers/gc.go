@@ -116,15 +116,8 @@ func (g *gc) run(ctx context.Context) {
 	// The workers start once every resource was listed: only then does an
 	// owner missing from the graph mean an owner missing from the store.
 	g.syncMonitors(ctx)
-	for ctx.Err() == nil {
-		if err := g.monitors.Watch(); err == nil {
-			break
-		} else if !errors.Is(err, kv.ErrExpired) {
-			return // the store closed
-		}
-		if g.monitors.relist(ctx) != nil {
-			return
-		}
+	if !g.monitors.Watch(ctx) {
+		return
 	}
 	g.enqueue(g.graph.scan())
 	for range g.cfg.GCWorkers {

@@ -69,8 +69,8 @@ func retainedPerObject(t testing.TB, n int) float64 {
 	if err := in.add(t.Context(), "configmaps"); err != nil {
 		t.Fatal(err)
 	}
-	if err := in.Watch(); err != nil {
-		t.Fatal(err)
+	if !in.Watch(t.Context()) {
+		t.Fatal("Watch: false")
 	}
 	for ok := true; ok; ok = in.Take(t.Context()) { // until the watch ends: the store closed
 		<-in.Ready()

@@ -129,12 +129,15 @@ func (s *informers) Ready() <-chan struct{} {
 	return s.w.Ready()
 }
 
-// Watch starts the watch after the oldest list's revision; the changes
-// up to each resource's own list are skipped.
-func (s *informers) Watch() error {
-	if s.w != nil {
-		return nil
-	}
+// Watch starts the watch after the oldest list's revision (the changes
+// up to each resource's own list are skipped), listing every resource
+// again first when that revision already left the feed's window; false
+// when ctx ended or the store closed.
+func (s *informers) Watch(ctx context.Context) bool {
+	return s.resume(ctx, s.watch())
+}
+
+func (s *informers) watch() error {
 	from := s.store.Revision()
 	for _, in := range s.views {
 		from = min(from, in.listed)
@@ -168,9 +171,19 @@ func (s *informers) Take(ctx context.Context) bool {
 	}
 	err := s.w.Err()
 	s.w = nil
-	for ctx.Err() == nil {
+	if err == nil { // Stop
+		return false
+	}
+	return s.resume(ctx, err)
+}
+
+// resume lists every resource again and watches anew while the last
+// watch failed with err (nil: watching); false when ctx ended or the
+// store closed.
+func (s *informers) resume(ctx context.Context, err error) bool {
+	for err != nil {
 		switch {
-		case errors.Is(err, kv.ErrClosed), err == nil: // ended by the store, or Stop
+		case ctx.Err() != nil, errors.Is(err, kv.ErrClosed):
 			return false
 		case errors.Is(err, kv.ErrExpired):
 			s.log.Info("informers fell behind the change feed; listing again")
@@ -182,12 +195,10 @@ func (s *informers) Take(ctx context.Context) bool {
 		}
 		s.resyncs.Add(1)
 		if err = s.relist(ctx); err == nil {
-			if err = s.Watch(); err == nil {
-				return true
-			}
+			err = s.watch()
 		}
 	}
-	return false
+	return true
 }
 
 // relist lists every resource again.

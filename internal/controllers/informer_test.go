@@ -71,8 +71,8 @@ func follow(t *testing.T, s Store, resyncs *atomic.Uint64, setup func(*informer)
 	if setup != nil {
 		setup(in)
 	}
-	if err := set.Watch(); err != nil {
-		t.Fatal(err)
+	if !set.Watch(t.Context()) {
+		t.Fatal("Watch: false")
 	}
 	timeout := time.After(5 * time.Second)
 	for {
@@ -201,8 +201,8 @@ func TestInformersShareOneWatch(t *testing.T) {
 	if err := set.add(ctx, "secrets"); err != nil { // listed at 3
 		t.Fatal(err)
 	}
-	if err := set.Watch(); err != nil {
-		t.Fatal(err)
+	if !set.Watch(t.Context()) {
+		t.Fatal("Watch: false")
 	}
 	<-set.Ready()
 	if set.Take(ctx) {
